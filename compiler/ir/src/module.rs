@@ -1,0 +1,505 @@
+//! Module storage: what an op is, apart from where it is (Cranelift's `dfg`/`layout` split).
+//!
+//! Op data lives in a `PrimaryMap<SsaDef, Op>`; program order lives in two doubly linked lists —
+//! declarations, then code — with sparse sequence numbers, so inserting never renumbers ids and
+//! "does A come before B" is a comparison. Use lists are kept up to date by every mutation, one
+//! entry per referencing operand. `Constant` and `Undef` ops are unique: [`Module::add`] returns
+//! the existing def for an identical one.
+//!
+//! Removed ops leave a hole in the id space (ids are stable); the serializer renumbers densely.
+
+use crate::entities::SsaDef;
+use crate::op::{Op, Operand};
+use crate::opcode::OpCode;
+use crate::types::Type;
+use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+const SEQ_STEP: u32 = 1 << 10;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Node {
+    prev: Option<SsaDef>,
+    next: Option<SsaDef>,
+    seq: u32,
+    linked: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct List {
+    first: Option<SsaDef>,
+    last: Option<SsaDef>,
+    len: usize,
+}
+
+/// Which of the two sections an op belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Section {
+    Declarations,
+    Code,
+}
+
+impl Section {
+    pub fn of(opcode: OpCode) -> Section {
+        if opcode.is_declarative() {
+            Section::Declarations
+        } else {
+            Section::Code
+        }
+    }
+}
+
+/// Error of [`Module::from_ordered`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    #[error("{def} is defined twice")]
+    DuplicateId { def: SsaDef },
+    #[error("{def} ({opcode}) is a declaration placed after code")]
+    DeclarationAfterCode { def: SsaDef, opcode: OpCode },
+    #[error("{second} duplicates constant {first}")]
+    DuplicateConstant { first: SsaDef, second: SsaDef },
+    #[error("{def} references {target}, which does not exist")]
+    DanglingRef { def: SsaDef, target: SsaDef },
+}
+
+/// A DXBC-IR module.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    ops: PrimaryMap<SsaDef, Op>,
+    nodes: SecondaryMap<SsaDef, Node>,
+    uses: SecondaryMap<SsaDef, SmallVec<[SsaDef; 2]>>,
+    decls: List,
+    code: List,
+    constants: FxHashMap<Op, SsaDef>,
+}
+
+impl Module {
+    pub fn new() -> Module {
+        Module::default()
+    }
+
+    /// Empties the module, keeping allocations.
+    pub fn clear(&mut self) {
+        self.ops.clear();
+        self.nodes.clear();
+        self.uses.clear();
+        self.decls = List::default();
+        self.code = List::default();
+        self.constants.clear();
+    }
+
+    /// Builds a module from ops with given ids, in program order. Ids not listed become holes.
+    /// Fails on a repeated id, a declaration after code, a duplicate constant/undef or a reference
+    /// to an id that is not listed.
+    pub fn from_ordered(entries: Vec<(SsaDef, Op)>) -> Result<Module, BuildError> {
+        let mut m = Module::new();
+        let bound = entries.iter().map(|(d, _)| d.index() + 1).max().unwrap_or(0);
+        m.ops.reserve(bound);
+        for _ in 0..bound {
+            m.ops.push(Op::new(OpCode::Unknown, Type::void()));
+        }
+        let mut seen_code = false;
+        for (def, op) in entries {
+            if m.nodes[def].linked {
+                return Err(BuildError::DuplicateId { def });
+            }
+            let section = Section::of(op.opcode);
+            if section == Section::Code {
+                seen_code = true;
+            } else if seen_code {
+                return Err(BuildError::DeclarationAfterCode { def, opcode: op.opcode });
+            }
+            if op.opcode.is_constant_like() {
+                if let Some(&first) = m.constants.get(&op) {
+                    return Err(BuildError::DuplicateConstant { first, second: def });
+                }
+                m.constants.insert(op.clone(), def);
+            }
+            m.ops[def] = op;
+            m.link_at_end(def, section);
+        }
+        for def in m.ops.keys() {
+            if !m.nodes[def].linked {
+                continue;
+            }
+            for i in 0..m.ops[def].operands.len() {
+                if let Operand::Ref(t) = m.ops[def].operands[i] {
+                    if !m.is_live(t) {
+                        return Err(BuildError::DanglingRef { def, target: t });
+                    }
+                    m.uses[t].push(def);
+                }
+            }
+        }
+        Ok(m)
+    }
+
+    // ----- queries -------------------------------------------------------------------------
+
+    /// The op of a def. Panics for a def that was never created.
+    pub fn op(&self, d: SsaDef) -> &Op {
+        &self.ops[d]
+    }
+    /// The op of a def if it exists and is part of the program.
+    pub fn get(&self, d: SsaDef) -> Option<&Op> {
+        self.is_live(d).then(|| &self.ops[d])
+    }
+    /// True if `d` exists and was not removed.
+    pub fn is_live(&self, d: SsaDef) -> bool {
+        d.index() < self.ops.len() && self.nodes[d].linked
+    }
+    /// The opcode of a def.
+    pub fn opcode(&self, d: SsaDef) -> OpCode {
+        self.ops[d].opcode
+    }
+    /// The result type of a def.
+    pub fn ty(&self, d: SsaDef) -> &Type {
+        &self.ops[d].ty
+    }
+    /// Number of live ops.
+    pub fn len(&self) -> usize {
+        self.decls.len + self.code.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// One past the highest id ever allocated.
+    pub fn id_bound(&self) -> usize {
+        self.ops.len()
+    }
+    /// Number of declarative ops.
+    pub fn declaration_count(&self) -> usize {
+        self.decls.len
+    }
+    /// The ops that reference `d`, one entry per referencing operand.
+    pub fn uses(&self, d: SsaDef) -> &[SsaDef] {
+        &self.uses[d]
+    }
+    /// The op after `d` in program order (crossing from declarations into code).
+    pub fn next(&self, d: SsaDef) -> Option<SsaDef> {
+        self.nodes[d].next.or_else(|| {
+            (Section::of(self.ops[d].opcode) == Section::Declarations)
+                .then_some(self.code.first)
+                .flatten()
+        })
+    }
+    /// The op before `d` in program order.
+    pub fn prev(&self, d: SsaDef) -> Option<SsaDef> {
+        self.nodes[d].prev.or_else(|| {
+            (Section::of(self.ops[d].opcode) == Section::Code).then_some(self.decls.last).flatten()
+        })
+    }
+    /// First op in program order.
+    pub fn first(&self) -> Option<SsaDef> {
+        self.decls.first.or(self.code.first)
+    }
+    /// First code op.
+    pub fn first_code(&self) -> Option<SsaDef> {
+        self.code.first
+    }
+    /// All live ops in program order: declarations first, then code.
+    pub fn iter(&self) -> impl Iterator<Item = SsaDef> + '_ {
+        std::iter::successors(self.first(), move |&d| self.next(d))
+    }
+    /// Declarative ops in order.
+    pub fn declarations(&self) -> impl Iterator<Item = SsaDef> + '_ {
+        std::iter::successors(self.decls.first, move |&d| self.nodes[d].next)
+    }
+    /// Code ops in order.
+    pub fn code(&self) -> impl Iterator<Item = SsaDef> + '_ {
+        std::iter::successors(self.code.first, move |&d| self.nodes[d].next)
+    }
+    /// Code ops from `d` on (inclusive).
+    pub fn iter_from(&self, d: SsaDef) -> impl Iterator<Item = SsaDef> + '_ {
+        std::iter::successors(Some(d), move |&d| self.next(d))
+    }
+    /// True if `a` comes strictly before `b` in program order.
+    pub fn precedes(&self, a: SsaDef, b: SsaDef) -> bool {
+        let (sa, sb) = (Section::of(self.ops[a].opcode), Section::of(self.ops[b].opcode));
+        if sa != sb {
+            return sa == Section::Declarations;
+        }
+        self.nodes[a].seq < self.nodes[b].seq
+    }
+    /// The existing constant or undef identical to `op`, if any.
+    pub fn find_constant(&self, op: &Op) -> Option<SsaDef> {
+        self.constants.get(op).copied()
+    }
+
+    // ----- mutation ------------------------------------------------------------------------
+
+    /// Appends `op` at the end of its section (declarations or code). Constants and undefs are
+    /// de-duplicated: an identical existing one is returned instead.
+    pub fn add(&mut self, op: Op) -> SsaDef {
+        if let Some(d) = self.dedup(&op) {
+            return d;
+        }
+        let section = Section::of(op.opcode);
+        let d = self.create(op);
+        self.link_at_end(d, section);
+        d
+    }
+
+    /// Inserts `op` right before `at`. A declarative op goes to the end of the declarations if
+    /// `at` is code (and vice versa a code op before the first code op when `at` is a declaration).
+    pub fn insert_before(&mut self, at: SsaDef, op: Op) -> SsaDef {
+        if let Some(d) = self.dedup(&op) {
+            return d;
+        }
+        let section = Section::of(op.opcode);
+        let d = self.create(op);
+        if Section::of(self.ops[at].opcode) == section {
+            self.link_before(d, at, section);
+        } else if section == Section::Declarations {
+            self.link_at_end(d, section);
+        } else {
+            match self.code.first {
+                Some(f) => self.link_before(d, f, section),
+                None => self.link_at_end(d, section),
+            }
+        }
+        d
+    }
+
+    /// Inserts `op` right after `at` (see [`Module::insert_before`] for cross-section rules).
+    pub fn insert_after(&mut self, at: SsaDef, op: Op) -> SsaDef {
+        if let Some(d) = self.dedup(&op) {
+            return d;
+        }
+        let section = Section::of(op.opcode);
+        let d = self.create(op);
+        if Section::of(self.ops[at].opcode) == section {
+            match self.nodes[at].next {
+                Some(n) => self.link_before(d, n, section),
+                None => self.link_at_end(d, section),
+            }
+        } else if section == Section::Declarations {
+            self.link_at_end(d, section);
+        } else {
+            match self.code.first {
+                Some(f) => self.link_before(d, f, section),
+                None => self.link_at_end(d, section),
+            }
+        }
+        d
+    }
+
+    /// Replaces the whole op of `d` (opcode, flags, type, operands), updating use lists. The new
+    /// op must stay in the same section; constants keep their uniqueness entry up to date.
+    pub fn rewrite(&mut self, d: SsaDef, op: Op) {
+        assert!(self.is_live(d), "rewrite of removed op {d}");
+        assert_eq!(
+            Section::of(self.ops[d].opcode),
+            Section::of(op.opcode),
+            "rewrite of {d} would move it between declarations and code"
+        );
+        self.unregister(d);
+        self.ops[d] = op;
+        self.register(d);
+    }
+
+    /// Sets operand `i` of `d`.
+    pub fn set_operand(&mut self, d: SsaDef, i: usize, operand: Operand) {
+        let is_const = self.ops[d].opcode.is_constant_like();
+        if is_const {
+            self.constants.remove(&self.ops[d]);
+        }
+        if let Operand::Ref(old) = self.ops[d].operands[i] {
+            remove_one(&mut self.uses[old], d);
+        }
+        self.ops[d].operands[i] = operand;
+        if let Operand::Ref(new) = operand {
+            self.uses[new].push(d);
+        }
+        if is_const {
+            self.constants.entry(self.ops[d].clone()).or_insert(d);
+        }
+    }
+
+    /// Sets the flags of `d`.
+    pub fn set_flags(&mut self, d: SsaDef, flags: crate::OpFlags) {
+        let mut op = self.ops[d].clone();
+        op.flags = flags;
+        self.rewrite(d, op);
+    }
+
+    /// Sets the result type of `d`.
+    pub fn set_type(&mut self, d: SsaDef, ty: Type) {
+        let mut op = self.ops[d].clone();
+        op.ty = ty;
+        self.rewrite(d, op);
+    }
+
+    /// Makes every operand that references `old` reference `new` instead.
+    pub fn replace_all_uses(&mut self, old: SsaDef, new: SsaDef) {
+        if old == new {
+            return;
+        }
+        let users = std::mem::take(&mut self.uses[old]);
+        let mut done: SmallVec<[SsaDef; 4]> = SmallVec::new();
+        for u in users {
+            if done.contains(&u) {
+                continue;
+            }
+            done.push(u);
+            for i in 0..self.ops[u].operands.len() {
+                if self.ops[u].operands[i] == Operand::Ref(old) {
+                    self.set_operand_untracked_old(u, i, new);
+                }
+            }
+        }
+    }
+
+    /// Removes `d` from the program. Panics if a live op still references it (other than a
+    /// debug or semantic op, which is removed with it).
+    pub fn remove(&mut self, d: SsaDef) {
+        assert!(self.is_live(d), "remove of removed op {d}");
+        let users: SmallVec<[SsaDef; 4]> = self.uses[d].iter().copied().collect();
+        for u in users {
+            if u == d || !self.is_live(u) {
+                continue;
+            }
+            assert!(
+                self.ops[u].opcode.is_meta(),
+                "cannot remove {d} ({}): still used by {u} ({})",
+                self.ops[d].opcode,
+                self.ops[u].opcode
+            );
+            self.remove(u);
+        }
+        self.unregister(d);
+        self.uses[d].clear();
+        self.unlink(d);
+        self.ops[d] = Op::new(OpCode::Unknown, Type::void());
+    }
+
+    /// Moves `d` to right before `at` (same section).
+    pub fn move_before(&mut self, d: SsaDef, at: SsaDef) {
+        let section = Section::of(self.ops[d].opcode);
+        assert_eq!(section, Section::of(self.ops[at].opcode), "move across sections");
+        self.unlink(d);
+        self.link_before(d, at, section);
+    }
+
+    // ----- internals -----------------------------------------------------------------------
+
+    fn dedup(&self, op: &Op) -> Option<SsaDef> {
+        if op.opcode.is_constant_like() {
+            self.constants.get(op).copied()
+        } else {
+            None
+        }
+    }
+
+    fn create(&mut self, op: Op) -> SsaDef {
+        let d = self.ops.push(op);
+        self.register(d);
+        d
+    }
+
+    fn register(&mut self, d: SsaDef) {
+        for i in 0..self.ops[d].operands.len() {
+            if let Operand::Ref(t) = self.ops[d].operands[i] {
+                self.uses[t].push(d);
+            }
+        }
+        if self.ops[d].opcode.is_constant_like() {
+            self.constants.entry(self.ops[d].clone()).or_insert(d);
+        }
+    }
+
+    fn unregister(&mut self, d: SsaDef) {
+        for i in 0..self.ops[d].operands.len() {
+            if let Operand::Ref(t) = self.ops[d].operands[i] {
+                remove_one(&mut self.uses[t], d);
+            }
+        }
+        if self.ops[d].opcode.is_constant_like() && self.constants.get(&self.ops[d]) == Some(&d) {
+            self.constants.remove(&self.ops[d]);
+        }
+    }
+
+    /// Sets a ref operand whose old use entry was already taken away.
+    fn set_operand_untracked_old(&mut self, d: SsaDef, i: usize, new: SsaDef) {
+        let is_const = self.ops[d].opcode.is_constant_like();
+        if is_const {
+            self.constants.remove(&self.ops[d]);
+        }
+        self.ops[d].operands[i] = Operand::Ref(new);
+        self.uses[new].push(d);
+        if is_const {
+            self.constants.entry(self.ops[d].clone()).or_insert(d);
+        }
+    }
+
+    fn list(&mut self, s: Section) -> &mut List {
+        match s {
+            Section::Declarations => &mut self.decls,
+            Section::Code => &mut self.code,
+        }
+    }
+
+    fn link_at_end(&mut self, d: SsaDef, s: Section) {
+        let last = self.list(s).last;
+        let seq = last.map_or(SEQ_STEP, |l| self.nodes[l].seq.saturating_add(SEQ_STEP));
+        self.nodes[d] = Node { prev: last, next: None, seq, linked: true };
+        match last {
+            Some(l) => self.nodes[l].next = Some(d),
+            None => self.list(s).first = Some(d),
+        }
+        let list = self.list(s);
+        list.last = Some(d);
+        list.len += 1;
+        if seq == u32::MAX {
+            self.renumber(s);
+        }
+    }
+
+    fn link_before(&mut self, d: SsaDef, at: SsaDef, s: Section) {
+        let prev = self.nodes[at].prev;
+        let lo = prev.map_or(0, |p| self.nodes[p].seq);
+        let hi = self.nodes[at].seq;
+        self.nodes[d] = Node { prev, next: Some(at), seq: lo + (hi - lo) / 2, linked: true };
+        self.nodes[at].prev = Some(d);
+        match prev {
+            Some(p) => self.nodes[p].next = Some(d),
+            None => self.list(s).first = Some(d),
+        }
+        self.list(s).len += 1;
+        if hi - lo < 2 {
+            self.renumber(s);
+        }
+    }
+
+    fn unlink(&mut self, d: SsaDef) {
+        let s = Section::of(self.ops[d].opcode);
+        let Node { prev, next, .. } = self.nodes[d];
+        match prev {
+            Some(p) => self.nodes[p].next = next,
+            None => self.list(s).first = next,
+        }
+        match next {
+            Some(n) => self.nodes[n].prev = prev,
+            None => self.list(s).last = prev,
+        }
+        self.list(s).len -= 1;
+        self.nodes[d] = Node::default();
+    }
+
+    fn renumber(&mut self, s: Section) {
+        let mut cur = self.list(s).first;
+        let mut seq = SEQ_STEP;
+        while let Some(d) = cur {
+            self.nodes[d].seq = seq;
+            seq = seq.saturating_add(SEQ_STEP);
+            cur = self.nodes[d].next;
+        }
+    }
+}
+
+fn remove_one(v: &mut SmallVec<[SsaDef; 2]>, d: SsaDef) {
+    if let Some(i) = v.iter().position(|&x| x == d) {
+        v.swap_remove(i);
+    }
+}

@@ -1,0 +1,1 @@
+//! irc test support.
