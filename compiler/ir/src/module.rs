@@ -498,6 +498,17 @@ impl Module {
     }
 }
 
+/// Two modules are equal if they hold the same live ops under the same ids in the same order
+/// (holes left by removed ops do not matter).
+impl PartialEq for Module {
+    fn eq(&self, other: &Module) -> bool {
+        self.len() == other.len()
+            && self.iter().zip(other.iter()).all(|(a, b)| a == b && self.ops[a] == other.ops[b])
+    }
+}
+
+impl Eq for Module {}
+
 fn remove_one(v: &mut SmallVec<[SsaDef; 2]>, d: SsaDef) {
     if let Some(i) = v.iter().position(|&x| x == d) {
         v.swap_remove(i);
