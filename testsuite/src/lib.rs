@@ -1,1 +1,9 @@
-//! irc test support.
+//! # irc-testsuite
+//!
+//! Test machinery shared by `cargo test` and the `irc` CLI: the corpus runner ([`corpus`],
+//! `irc corpus DIR --check STAGE`) and the filetest driver ([`filetest`], `irc test FILE`;
+//! grammar in docs/testing.md).
+
+pub mod corpus;
+pub mod gen;
+pub mod filetest;

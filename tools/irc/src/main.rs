@@ -1,1 +1,132 @@
-fn main() {}
+//! `irc`: the command-line driver of the irc shader compiler.
+//!
+//! Subcommands: `dump`, `verify`, `convert` (IR formats), `corpus` (the project's yardstick over
+//! the shared corpus), `test` (one filetest), `bench` (reader/writer speed). Errors go to stderr
+//! with a non-zero exit code.
+
+mod bench;
+mod load;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(name = "irc", version, about = "An optimizing shader compiler for DXBC-IR")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print a module (binary `.dxir` or text `.ir`) as text.
+    Dump { file: PathBuf },
+    /// Check a module with the verifier; errors are shown inline under the offending ops.
+    Verify { file: PathBuf },
+    /// Convert between text (`.ir`) and binary (`.dxir`), chosen by the output's extension.
+    Convert {
+        input: PathBuf,
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Run a check over every `.dxir`/`.raw.dxir` under DIR; prints failures and a summary.
+    Corpus {
+        dir: PathBuf,
+        /// Stage to check: roundtrip.
+        #[arg(long, default_value = "roundtrip")]
+        check: String,
+        /// Worker threads (default: all cores).
+        #[arg(short, long)]
+        jobs: Option<usize>,
+    },
+    /// Run filetests and print their outputs.
+    Test { files: Vec<PathBuf> },
+    /// Measure binary read/write and text print/parse speed over a corpus directory.
+    Bench {
+        dir: PathBuf,
+        /// Repetitions per file.
+        #[arg(long, default_value_t = 5)]
+        reps: usize,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cmd: Command) -> Result<ExitCode, String> {
+    match cmd {
+        Command::Dump { file } => {
+            let m = load::module(&file)?;
+            print!("{}", irc_ir::text::print(&m));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Verify { file } => {
+            let m = load::module(&file)?;
+            match irc_ir::verifier::verify(&m) {
+                Ok(()) => {
+                    println!("{}: ok ({} ops)", file.display(), m.len());
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(errs) => {
+                    let list = &errs.0;
+                    eprint!(
+                        "{}",
+                        irc_ir::text::print_annotated(&m, &|d| {
+                            list.iter()
+                                .filter(|e| e.def == Some(d))
+                                .map(|e| e.message.clone())
+                                .collect()
+                        })
+                    );
+                    for e in list.iter().filter(|e| e.def.is_none()) {
+                        eprintln!("; error: {}", e.message);
+                    }
+                    eprintln!("{}: {} verifier error(s)", file.display(), list.len());
+                    Ok(ExitCode::FAILURE)
+                }
+            }
+        }
+        Command::Convert { input, output } => {
+            let m = load::module(&input)?;
+            load::save(&m, &output)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Corpus { dir, check, jobs } => {
+            let check = irc_testsuite::corpus::Check::parse(&check)
+                .ok_or_else(|| format!("unknown check `{check}` (known: roundtrip)"))?;
+            let jobs = jobs.unwrap_or_else(|| {
+                std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+            });
+            let report = irc_testsuite::corpus::run(&dir, check, jobs)
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            print!("{report}");
+            Ok(if report.failed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+        }
+        Command::Test { files } => {
+            let mut failed = 0;
+            for f in &files {
+                let outs = irc_testsuite::filetest::run_file(f)
+                    .map_err(|e| format!("{}: {e}", f.display()))?;
+                for o in outs {
+                    println!("; {} — test {}", f.display(), o.command);
+                    print!("{}", o.output);
+                    for x in &o.failures {
+                        eprintln!("{}: test {}: FAILED: {x}", f.display(), o.command);
+                        failed += 1;
+                    }
+                }
+            }
+            Ok(if failed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+        }
+        Command::Bench { dir, reps } => bench::run(&dir, reps),
+    }
+}

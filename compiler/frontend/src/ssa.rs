@@ -1,0 +1,196 @@
+//! SSA construction: temporaries (`DclTmp`, `TmpLoad`, `TmpStore`) → SSA values and phis.
+//!
+//! The algorithm is Braun, Buchwald, Hack, Leißa, Mallon and Zwinkau, "Simple and Efficient
+//! Construction of Static Single Assignment Form" (CC 2013), in the variant dxbc-spirv uses
+//! (reference B.4): one walk over each function's blocks in program order records the value of
+//! every temporary at the end of each block (`TmpStore`) and answers every `TmpLoad` by looking
+//! the temporary up: in the block itself, else through a chain of single, already-walked
+//! predecessors, else by placing an empty phi at the top of the block. All blocks are sealed
+//! once the walk ends; then the phis get their operands (one per predecessor, looked up at the
+//! end of that predecessor, which may place further phis). Finally trivial phis — all operands
+//! the same value or the phi itself — are replaced by that value (or `Undef` when they have no
+//! operand), repeatedly, and the `DclTmp`s are removed.
+//!
+//! A temporary used in more than one function (DXBC subroutines sharing registers) is not
+//! handled here and is reported as unsupported.
+
+use crate::FrontendError;
+use irc_ir::analysis::cfg::{self, Block, Cfg};
+use irc_ir::{Module, Op, OpCode, Operand, SsaDef, Type};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Converts the temporaries of every structured function to SSA form.
+pub fn run(m: &mut Module) -> Result<(), FrontendError> {
+    check_temps_are_local(m)?;
+    let mut phis = Vec::new();
+    for f in cfg::functions(m) {
+        let g = Cfg::build(m, f);
+        if g.is_empty() {
+            continue;
+        }
+        phis.extend(Function::new(m, &g).run());
+    }
+    remove_trivial_phis(m, phis);
+    let tmps: Vec<SsaDef> =
+        m.declarations().filter(|&d| m.opcode(d) == OpCode::DclTmp).collect();
+    for t in tmps {
+        if m.uses(t).iter().all(|&u| m.opcode(u).is_meta()) {
+            m.remove(t);
+        }
+    }
+    Ok(())
+}
+
+/// Fails if a `DclTmp` is loaded or stored in two functions.
+fn check_temps_are_local(m: &Module) -> Result<(), FrontendError> {
+    let mut owner: FxHashMap<SsaDef, SsaDef> = FxHashMap::default();
+    let mut current = None;
+    for d in m.code() {
+        match m.opcode(d) {
+            OpCode::Function => current = Some(d),
+            OpCode::TmpLoad | OpCode::TmpStore => {
+                let (Some(t), Some(f)) = (m.op(d).operand_def(0), current) else { continue };
+                if *owner.entry(t).or_insert(f) != f {
+                    return Err(FrontendError::Unsupported {
+                        op: d,
+                        opcode: m.opcode(d),
+                        reason: format!(
+                            "temporary {t} is shared between functions {} and {f}",
+                            owner[&t]
+                        ),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+struct Function<'a> {
+    m: &'a mut Module,
+    g: &'a Cfg,
+    /// Value of (block, temporary) at the end of the block (or at the walk's current point).
+    defs: FxHashMap<(Block, SsaDef), SsaDef>,
+    walked: FxHashSet<Block>,
+    /// Phis whose operands are still to be filled: (phi, block, temporary).
+    incomplete: Vec<(SsaDef, Block, SsaDef)>,
+    created: Vec<SsaDef>,
+}
+
+impl<'a> Function<'a> {
+    fn new(m: &'a mut Module, g: &'a Cfg) -> Self {
+        Function {
+            m,
+            g,
+            defs: FxHashMap::default(),
+            walked: FxHashSet::default(),
+            incomplete: Vec::new(),
+            created: Vec::new(),
+        }
+    }
+
+    /// Walks the function and returns every phi it created.
+    fn run(mut self) -> Vec<SsaDef> {
+        for b in self.g.blocks() {
+            let ops = self.g.block(b).ops.clone();
+            for d in ops {
+                match self.m.opcode(d) {
+                    OpCode::TmpStore => {
+                        let op = self.m.op(d);
+                        if let (Some(t), Some(v)) = (op.operand_def(0), op.operand_def(1)) {
+                            self.defs.insert((b, t), v);
+                            self.m.remove(d);
+                        }
+                    }
+                    OpCode::TmpLoad => {
+                        if let Some(t) = self.m.op(d).operand_def(0) {
+                            let v = self.read(t, b);
+                            self.m.replace_all_uses(d, v);
+                            self.m.remove(d);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            self.walked.insert(b);
+        }
+        while let Some((phi, b, t)) = self.incomplete.pop() {
+            let preds: Vec<Block> = self.g.preds(b).to_vec();
+            let mut op = self.m.op(phi).clone();
+            for p in preds {
+                let v = self.read(t, p);
+                op = op.arg(self.g.label(p)).arg(v);
+            }
+            self.m.rewrite(phi, op);
+        }
+        self.created
+    }
+
+    /// The value of temporary `t` at the current point of block `b` (its end once walked).
+    fn read(&mut self, t: SsaDef, b: Block) -> SsaDef {
+        let mut path = Vec::new();
+        let mut cur = b;
+        let value = loop {
+            if let Some(&v) = self.defs.get(&(cur, t)) {
+                break v;
+            }
+            path.push(cur);
+            match self.g.preds(cur) {
+                [p] if self.walked.contains(p) && !path.contains(p) => cur = *p,
+                _ => break self.place_phi(t, cur),
+            }
+        };
+        for blk in path {
+            self.defs.insert((blk, t), value);
+        }
+        value
+    }
+
+    fn place_phi(&mut self, t: SsaDef, b: Block) -> SsaDef {
+        let ty: Type = self.m.ty(t).clone();
+        let label = self.g.label(b);
+        let phi = self.m.insert_after(label, Op::new(OpCode::Phi, ty));
+        self.defs.insert((b, t), phi);
+        self.incomplete.push((phi, b, t));
+        self.created.push(phi);
+        phi
+    }
+}
+
+/// Replaces phis whose operands are one value (ignoring self references) by that value, and
+/// phis with no operands by `Undef`, until none is left.
+pub fn remove_trivial_phis(m: &mut Module, phis: Vec<SsaDef>) {
+    let mut work = phis;
+    while let Some(phi) = work.pop() {
+        if !m.is_live(phi) || m.opcode(phi) != OpCode::Phi {
+            continue;
+        }
+        let op = m.op(phi);
+        let mut same: Option<SsaDef> = None;
+        let mut trivial = true;
+        for pair in op.operands.chunks(2) {
+            let Some(Operand::Ref(v)) = pair.get(1).copied() else { continue };
+            if v == phi || Some(v) == same {
+                continue;
+            }
+            if same.is_some() {
+                trivial = false;
+                break;
+            }
+            same = Some(v);
+        }
+        if !trivial {
+            continue;
+        }
+        let replacement = match same {
+            Some(v) => v,
+            None => m.add(Op::new(OpCode::Undef, m.ty(phi).clone())),
+        };
+        let users: Vec<SsaDef> =
+            m.uses(phi).iter().copied().filter(|&u| u != phi && m.opcode(u) == OpCode::Phi).collect();
+        m.replace_all_uses(phi, replacement);
+        m.remove(phi);
+        work.extend(users);
+    }
+}

@@ -1,0 +1,277 @@
+//! Scoped → structured control flow (dxbc-spirv's `ConvertControlFlowPass`, reference B.3).
+//!
+//! One forward walk over the original code ops of each raw function, with a stack of open
+//! constructs. Every scoped op is rewritten *in place* into the structured op that takes its
+//! position, and new labels are inserted around it:
+//!
+//! - `Function` gets an entry `Label` after it; `FunctionEnd` gets a `Return` (of `Undef` for
+//!   non-void functions) before it; a mid-function `Return`/`Unreachable` is followed by a new
+//!   label (an unreachable block, removed later).
+//! - `ScopedIf %end %c` becomes `BranchConditional %c %then %merge`; the current block's label
+//!   becomes `Label %merge StructuredSelection`; `%merge` is inserted right after `%end` (known
+//!   from the if's forward reference), which becomes `Branch %merge`; `ScopedElse` becomes the
+//!   else block's label, preceded by `Branch %merge`, and retargets the false edge.
+//! - `ScopedLoop %end` becomes `Branch %header`, followed by
+//!   `%header = Label %merge %continue StructuredLoop; Branch %body; %body = Label`. After `%end`
+//!   (which becomes `Branch %continue`) come `%continue = Label; Branch %header; %merge = Label`.
+//!   Break and continue become branches to `%merge` / `%continue` plus a new label.
+//! - `ScopedSwitch %end %sel` becomes `Switch %sel %merge` (default = merge until a default
+//!   appears) with the header marked `StructuredSelection`; each case or default op becomes a
+//!   branch into its new block (the fall-through edge from the previous case) and adds a
+//!   `(Constant, label)` pair; the case value becomes a `Constant` of the selector's type.
+//!
+//! Unreachable blocks are left for [`crate::unreachable`].
+
+use crate::FrontendError;
+use irc_ir::{Construct, Module, Op, OpCode, Operand, ScalarType, SsaDef, Type};
+
+enum Open {
+    If { scoped: SsaDef, merge: SsaDef, branch: SsaDef },
+    Loop { scoped: SsaDef, merge: SsaDef, cont: SsaDef },
+    Switch { scoped: SsaDef, merge: SsaDef, switch: SsaDef, selector: Type },
+}
+
+impl Open {
+    fn scoped(&self) -> SsaDef {
+        match self {
+            Open::If { scoped, .. } | Open::Loop { scoped, .. } | Open::Switch { scoped, .. } => {
+                *scoped
+            }
+        }
+    }
+}
+
+fn void(op: OpCode) -> Op {
+    Op::new(op, Type::void())
+}
+
+fn label() -> Op {
+    void(OpCode::Label).lit(Construct::None.to_u64())
+}
+
+/// Converts every raw function of `m` (one with no `Label`) to structured control flow.
+pub fn run(m: &mut Module) -> Result<(), FrontendError> {
+    let code: Vec<SsaDef> = m.code().collect();
+    let mut i = 0;
+    while i < code.len() {
+        if m.opcode(code[i]) != OpCode::Function {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        i += 1;
+        while i < code.len() && m.opcode(code[i]) != OpCode::FunctionEnd {
+            i += 1;
+        }
+        let end = (i < code.len()).then(|| code[i]);
+        let body = &code[start + 1..i];
+        if !body.iter().any(|&d| m.opcode(d) == OpCode::Label) {
+            Walker { m, stack: Vec::new(), block: code[start] }.function(code[start], body, end)?;
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+struct Walker<'m> {
+    m: &'m mut Module,
+    stack: Vec<Open>,
+    /// Label of the block being walked.
+    block: SsaDef,
+}
+
+impl Walker<'_> {
+    fn function(&mut self, f: SsaDef, body: &[SsaDef], end: Option<SsaDef>) -> Result<(), FrontendError> {
+        self.block = self.m.insert_after(f, label());
+        for &d in body {
+            self.op(d)?;
+        }
+        if let Some(open) = self.stack.last() {
+            return Err(FrontendError::malformed(self.m, open.scoped(), "construct is never closed"));
+        }
+        let Some(end) = end else {
+            return Err(FrontendError::malformed(self.m, f, "function has no FunctionEnd"));
+        };
+        let ret_ty = self.m.ty(f).clone();
+        let ret = if ret_ty.is_void() {
+            void(OpCode::Return)
+        } else {
+            let u = self.m.add(Op::new(OpCode::Undef, ret_ty.clone()));
+            Op::new(OpCode::Return, ret_ty).arg(u)
+        };
+        self.m.insert_before(end, ret);
+        Ok(())
+    }
+
+    /// Index in the stack of the open construct made by scoped op `scoped`.
+    fn find(&self, d: SsaDef, scoped: Option<SsaDef>) -> Result<usize, FrontendError> {
+        scoped
+            .and_then(|s| self.stack.iter().rposition(|o| o.scoped() == s))
+            .ok_or_else(|| FrontendError::malformed(self.m, d, "refers to no open construct"))
+    }
+
+    /// Starts a new (possibly unreachable) block after the terminator `d`.
+    fn new_block_after(&mut self, d: SsaDef) {
+        self.block = self.m.insert_after(d, label());
+    }
+
+    /// Pops the innermost construct, which must be the one `d` closes.
+    fn close(&mut self, d: SsaDef, scoped: Option<SsaDef>) -> Result<Open, FrontendError> {
+        let k = self.find(d, scoped)?;
+        if k + 1 != self.stack.len() {
+            return Err(FrontendError::malformed(self.m, d, "closes a construct that is not the innermost"));
+        }
+        Ok(self.stack.pop().expect("stack is not empty"))
+    }
+
+    fn mark_header(&mut self, merge: SsaDef) {
+        let op = void(OpCode::Label).arg(merge).lit(Construct::StructuredSelection.to_u64());
+        self.m.rewrite(self.block, op);
+    }
+
+    fn op(&mut self, d: SsaDef) -> Result<(), FrontendError> {
+        let op = self.m.op(d).clone();
+        let arg = |i: usize| op.operand_def(i);
+        match op.opcode {
+            OpCode::ScopedIf => {
+                let (Some(end), Some(cond)) = (arg(0), arg(1)) else {
+                    return Err(FrontendError::malformed(self.m, d, "needs an end and a condition"));
+                };
+                if self.m.opcode(end) != OpCode::ScopedEndIf {
+                    return Err(FrontendError::malformed(self.m, d, "operand 0 is not a ScopedEndIf"));
+                }
+                let merge = self.m.insert_after(end, label());
+                self.mark_header(merge);
+                let then = self.m.insert_after(d, label());
+                let branch = void(OpCode::BranchConditional).arg(cond).arg(then).arg(merge);
+                self.m.rewrite(d, branch);
+                self.stack.push(Open::If { scoped: d, merge, branch: d });
+                self.block = then;
+            }
+            OpCode::ScopedElse => {
+                let k = self.find(d, arg(0))?;
+                let Open::If { merge, branch, .. } = self.stack[k] else {
+                    return Err(FrontendError::malformed(self.m, d, "else of a non-if construct"));
+                };
+                self.m.insert_before(d, void(OpCode::Branch).arg(merge));
+                self.m.rewrite(d, label());
+                self.m.set_operand(branch, 2, Operand::Ref(d));
+                self.block = d;
+            }
+            OpCode::ScopedEndIf => {
+                let Open::If { merge, .. } = self.close(d, arg(0))? else {
+                    return Err(FrontendError::malformed(self.m, d, "end of a non-if construct"));
+                };
+                self.m.rewrite(d, void(OpCode::Branch).arg(merge));
+                self.block = merge;
+            }
+            OpCode::ScopedLoop => {
+                let Some(end) = arg(0).filter(|&e| self.m.opcode(e) == OpCode::ScopedEndLoop) else {
+                    return Err(FrontendError::malformed(self.m, d, "operand 0 is not a ScopedEndLoop"));
+                };
+                let cont = self.m.insert_after(end, label());
+                let merge = self.m.insert_after(cont, label());
+                let header_op = void(OpCode::Label)
+                    .arg(merge)
+                    .arg(cont)
+                    .lit(Construct::StructuredLoop.to_u64());
+                let header = self.m.insert_after(d, header_op);
+                self.m.insert_after(cont, void(OpCode::Branch).arg(header));
+                let body = self.m.insert_after(header, label());
+                self.m.insert_after(header, void(OpCode::Branch).arg(body));
+                self.m.rewrite(d, void(OpCode::Branch).arg(header));
+                self.stack.push(Open::Loop { scoped: d, merge, cont });
+                self.block = body;
+            }
+            OpCode::ScopedLoopBreak | OpCode::ScopedLoopContinue => {
+                let k = self.find(d, arg(0))?;
+                let Open::Loop { merge, cont, .. } = self.stack[k] else {
+                    return Err(FrontendError::malformed(self.m, d, "break/continue of a non-loop"));
+                };
+                let target = if op.opcode == OpCode::ScopedLoopBreak { merge } else { cont };
+                self.m.rewrite(d, void(OpCode::Branch).arg(target));
+                self.new_block_after(d);
+            }
+            OpCode::ScopedEndLoop => {
+                let Open::Loop { merge, cont, .. } = self.close(d, arg(0))? else {
+                    return Err(FrontendError::malformed(self.m, d, "end of a non-loop construct"));
+                };
+                self.m.rewrite(d, void(OpCode::Branch).arg(cont));
+                self.block = merge;
+            }
+            OpCode::ScopedSwitch => {
+                let (Some(end), Some(sel)) = (arg(0), arg(1)) else {
+                    return Err(FrontendError::malformed(self.m, d, "needs an end and a selector"));
+                };
+                if self.m.opcode(end) != OpCode::ScopedEndSwitch {
+                    return Err(FrontendError::malformed(self.m, d, "operand 0 is not a ScopedEndSwitch"));
+                }
+                let merge = self.m.insert_after(end, label());
+                self.mark_header(merge);
+                let selector = self.m.ty(sel).clone();
+                self.m.rewrite(d, void(OpCode::Switch).arg(sel).arg(merge));
+                self.stack.push(Open::Switch { scoped: d, merge, switch: d, selector });
+                self.new_block_after(d);
+            }
+            OpCode::ScopedSwitchCase | OpCode::ScopedSwitchDefault => {
+                let k = self.find(d, arg(0))?;
+                let Open::Switch { switch, ref selector, .. } = self.stack[k] else {
+                    return Err(FrontendError::malformed(self.m, d, "case of a non-switch"));
+                };
+                let case_label = self.m.insert_after(d, label());
+                let mut sw = self.m.op(switch).clone();
+                if op.opcode == OpCode::ScopedSwitchCase {
+                    let value = op.operand_lit(1).unwrap_or(0);
+                    let c = case_constant(self.m, selector, value);
+                    sw = sw.arg(c).arg(case_label);
+                } else {
+                    sw.operands[1] = Operand::Ref(case_label);
+                }
+                self.m.rewrite(switch, sw);
+                self.m.rewrite(d, void(OpCode::Branch).arg(case_label));
+                self.block = case_label;
+            }
+            OpCode::ScopedSwitchBreak => {
+                let k = self.find(d, arg(0))?;
+                let Open::Switch { merge, .. } = self.stack[k] else {
+                    return Err(FrontendError::malformed(self.m, d, "break of a non-switch"));
+                };
+                self.m.rewrite(d, void(OpCode::Branch).arg(merge));
+                self.new_block_after(d);
+            }
+            OpCode::ScopedEndSwitch => {
+                let Open::Switch { merge, .. } = self.close(d, arg(0))? else {
+                    return Err(FrontendError::malformed(self.m, d, "end of a non-switch construct"));
+                };
+                self.m.rewrite(d, void(OpCode::Branch).arg(merge));
+                self.block = merge;
+            }
+            OpCode::Return | OpCode::Unreachable => self.new_block_after(d),
+            OpCode::Label
+            | OpCode::Branch
+            | OpCode::BranchConditional
+            | OpCode::Switch
+            | OpCode::Phi => {
+                return Err(FrontendError::malformed(self.m, d, "structured op in a raw function"));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// The `Constant` of the selector's type for a scoped case literal (canonicalized: signed types
+/// sign-extend their low bits, others zero-extend; an untyped selector counts as u32).
+fn case_constant(m: &mut Module, selector: &Type, value: u64) -> SsaDef {
+    let scalar = selector.as_scalar().filter(|s| s.is_int()).unwrap_or(ScalarType::U32);
+    let bits = scalar.literal_bits().clamp(1, 64);
+    let v = if bits == 64 {
+        value
+    } else if scalar.is_signed_int() {
+        let shift = 64 - bits;
+        (((value << shift) as i64) >> shift) as u64
+    } else {
+        value & ((1u64 << bits) - 1)
+    };
+    m.add(Op::new(OpCode::Constant, scalar).lit(v))
+}

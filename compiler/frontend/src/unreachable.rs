@@ -1,0 +1,132 @@
+//! Removes blocks that cannot be reached from a function's entry (what is left after a
+//! `break`, `continue` or `return` once scoped control flow is structured).
+//!
+//! Structured constructs name their merge and continue blocks, so those must survive even when
+//! unreachable: an unreachable continue block of a reachable loop becomes `Label; Branch
+//! %header` (the back edge the loop header requires), an unreachable merge block of a reachable
+//! construct becomes `Label; Unreachable`. Everything else in an unreachable block is removed;
+//! a value still used from live code (which valid input never does) is replaced by `Undef`
+//! rather than left dangling.
+
+use irc_ir::analysis::cfg::{self, Block, Cfg};
+use irc_ir::{Construct, Module, Op, OpCode, SsaDef, Type};
+use rustc_hash::FxHashSet;
+
+/// Removes functions the entry point never calls, then unreachable blocks from every
+/// structured function of `m`.
+pub fn run(m: &mut Module) {
+    remove_uncalled_functions(m);
+    for f in cfg::functions(m) {
+        let graph = Cfg::build(m, f);
+        if graph.is_empty() {
+            continue;
+        }
+        function(m, &graph);
+    }
+}
+
+enum Keep {
+    Continue { header: SsaDef },
+    Merge,
+}
+
+fn function(m: &mut Module, g: &Cfg) {
+    let Some(entry) = g.entry() else { return };
+    let mut reachable = FxHashSet::default();
+    let mut stack = vec![entry];
+    while let Some(b) = stack.pop() {
+        if reachable.insert(b) {
+            stack.extend(g.succs(b).iter().copied());
+        }
+    }
+    if reachable.len() == g.len() {
+        return;
+    }
+    // Merge and continue blocks named by reachable headers survive, emptied.
+    let mut keep: Vec<(Block, Keep)> = Vec::new();
+    for &b in &reachable {
+        let label = g.label(b);
+        if let Some((kind, merge, cont)) = cfg::construct(m, label) {
+            if kind == Construct::None {
+                continue;
+            }
+            if let Some(mb) = merge.and_then(|l| g.block_of_label(l)) {
+                if !reachable.contains(&mb) {
+                    keep.push((mb, Keep::Merge));
+                }
+            }
+            if let Some(cb) = cont.and_then(|l| g.block_of_label(l)) {
+                if !reachable.contains(&cb) {
+                    keep.push((cb, Keep::Continue { header: label }));
+                }
+            }
+        }
+    }
+    // Remove the ops of dead blocks (all but kept labels), last op first.
+    let mut dead_ops: Vec<SsaDef> = Vec::new();
+    for b in g.blocks().filter(|b| !reachable.contains(b)) {
+        let kept = keep.iter().any(|(k, _)| *k == b);
+        let ops = &g.block(b).ops;
+        dead_ops.extend(ops.iter().copied().filter(|&d| !(kept && d == g.label(b))));
+    }
+    remove_ops(m, &dead_ops);
+    for (b, kind) in keep {
+        let label = g.label(b);
+        m.rewrite(label, Op::new(OpCode::Label, Type::void()).lit(Construct::None.to_u64()));
+        let term = match kind {
+            Keep::Continue { header } => Op::new(OpCode::Branch, Type::void()).arg(header),
+            Keep::Merge => Op::new(OpCode::Unreachable, Type::void()),
+        };
+        m.insert_after(label, term);
+    }
+}
+
+/// Removes every function that is neither an entry point's function nor called, directly or
+/// indirectly, from one.
+pub fn remove_uncalled_functions(m: &mut Module) {
+    let functions = cfg::functions(m);
+    let mut live: FxHashSet<SsaDef> = m
+        .declarations()
+        .filter(|&d| m.opcode(d) == OpCode::EntryPoint)
+        .flat_map(|d| m.op(d).ref_defs().collect::<Vec<_>>())
+        .collect();
+    let mut work: Vec<SsaDef> = live.iter().copied().collect();
+    while let Some(f) = work.pop() {
+        let Some(range) = functions.iter().find(|r| r.function == f) else { continue };
+        for d in range.body(m) {
+            if m.opcode(d) == OpCode::FunctionCall {
+                if let Some(callee) = m.op(d).operand_def(0) {
+                    if live.insert(callee) {
+                        work.push(callee);
+                    }
+                }
+            }
+        }
+    }
+    let dead: Vec<SsaDef> = functions
+        .iter()
+        .filter(|r| !live.contains(&r.function))
+        .flat_map(|r| std::iter::once(r.function).chain(r.body(m)).chain(r.end).collect::<Vec<_>>())
+        .collect();
+    remove_ops(m, &dead);
+}
+
+/// Removes `ops` from the module: a value still used by an op not in `ops` (never the case in
+/// valid input) is first replaced by `Undef`; then every op is detached from its operands, so
+/// that ops referring to each other in any order can go; debug names go along.
+fn remove_ops(m: &mut Module, ops: &[SsaDef]) {
+    let dead: FxHashSet<SsaDef> = ops.iter().copied().collect();
+    for &d in ops {
+        let live_users = m.uses(d).iter().any(|u| !dead.contains(u) && !m.opcode(*u).is_meta());
+        if live_users {
+            let undef = m.add(Op::new(OpCode::Undef, m.ty(d).clone()));
+            m.replace_all_uses(d, undef);
+        }
+    }
+    for &d in ops {
+        m.rewrite(d, Op::new(OpCode::Unreachable, Type::void()));
+    }
+    for &d in ops {
+        m.remove(d);
+    }
+}

@@ -1,0 +1,263 @@
+//! What both lowerings share: the declarations of a generated pixel shader (entry point,
+//! inputs, outputs, constant buffer, texture and sampler) and the emission of expressions as
+//! IR ops at the end of the code. How a variable is read is left to the lowering (a `TmpLoad`
+//! in raw IR, the current SSA value in structured IR).
+
+use super::ast::*;
+use irc_ir::{Builder, Module, Op, OpCode, Operand, ScalarType, SsaDef, Type};
+
+/// Whether to emit the raw (dxbc-spirv front-end) shapes or the legalized ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// Scoped control flow, `DclTmp`/`TmpLoad`/`TmpStore`, `ConsumeAs`, untyped cbuffer.
+    Raw,
+    /// Labels, branches and phis; typed everything.
+    Structured,
+}
+
+/// Declarations of a generated shader.
+pub struct Decls {
+    pub main: SsaDef,
+    pub inputs: Vec<SsaDef>,
+    pub outputs: Vec<SsaDef>,
+    pub cbuf: Option<SsaDef>,
+    pub texture: Option<(SsaDef, SsaDef)>,
+}
+
+pub fn scalar(ty: Ty) -> ScalarType {
+    match ty {
+        Ty::F32 => ScalarType::F32,
+        Ty::I32 => ScalarType::I32,
+        Ty::U32 => ScalarType::U32,
+        Ty::Bool => ScalarType::Bool,
+    }
+}
+
+/// Emits the entry point, the `main` function op and all resource declarations.
+pub fn declare(m: &mut Module, p: &Program, form: Form) -> Decls {
+    let mut b = Builder::new(m);
+    let main = b.add(Op::new(OpCode::Function, Type::void()));
+    let ep = b.add(Op::new(OpCode::EntryPoint, Type::void()).arg(main).lit(1));
+    b.add(Op::new(OpCode::DebugName, Type::void()).arg(main).string("main"));
+    let f32x4 = Type::vector(ScalarType::F32, 4);
+    let inputs = (0..p.inputs)
+        .map(|i| b.add(Op::new(OpCode::DclInput, f32x4.clone()).arg(ep).lit(i as u64).lit(0).lit(0)))
+        .collect();
+    let outputs = (0..p.outputs.len())
+        .map(|i| b.add(Op::new(OpCode::DclOutput, f32x4.clone()).arg(ep).lit(i as u64).lit(0)))
+        .collect();
+    let cbuf = (p.cbuf_vectors > 0).then(|| {
+        let elem = match form {
+            Form::Raw => Type::vector(ScalarType::Unknown, 4),
+            Form::Structured => f32x4.clone(),
+        };
+        let ty = elem.array_of(p.cbuf_vectors);
+        b.add(Op::new(OpCode::DclCbv, ty).arg(ep).lit(0).lit(0).lit(1))
+    });
+    let texture = p.uses_texture.then(|| {
+        let srv = b.add(
+            Op::new(OpCode::DclSrv, ScalarType::F32)
+                .arg(ep)
+                .lit(0)
+                .lit(0)
+                .lit(1)
+                .lit(irc_ir::ResourceKind::Image2D.to_u64()),
+        );
+        let smp = b.add(Op::new(OpCode::DclSampler, Type::void()).arg(ep).lit(0).lit(0).lit(1));
+        (srv, smp)
+    });
+    Decls { main, inputs, outputs, cbuf, texture }
+}
+
+/// Reads variables for [`emit_expr`].
+pub trait VarReader {
+    fn read(&mut self, m: &mut Module, var: usize) -> SsaDef;
+}
+
+fn add(m: &mut Module, op: Op) -> SsaDef {
+    m.add(op)
+}
+
+fn u32c(m: &mut Module, v: u32) -> SsaDef {
+    Builder::new(m).const_u32(v)
+}
+
+/// Emits `e` at the end of the code and returns its value.
+pub fn emit_expr(
+    m: &mut Module,
+    d: &Decls,
+    p: &Program,
+    form: Form,
+    vars: &mut dyn VarReader,
+    e: &Expr,
+) -> SsaDef {
+    let f32t = || Type::scalar(ScalarType::F32);
+    match e {
+        Expr::Var(v) => vars.read(m, *v),
+        Expr::ConstF(x) => Builder::new(m).const_f32(*x),
+        Expr::ConstI(x) => Builder::new(m).const_i32(*x),
+        Expr::ConstU(x) => u32c(m, *x),
+        Expr::ConstB(x) => Builder::new(m).const_bool(*x),
+        Expr::Input(loc, c) => {
+            let a = u32c(m, *c);
+            add(m, Op::new(OpCode::InputLoad, f32t()).arg(d.inputs[*loc]).arg(a))
+        }
+        Expr::Cbuf(idx, c) => {
+            let i = emit_expr(m, d, p, form, vars, idx);
+            let cb = d.cbuf.expect("cbuf declared when used");
+            let zero = u32c(m, 0);
+            let desc = add(m, Op::new(OpCode::DescriptorLoad, ScalarType::Cbv).arg(cb).arg(zero));
+            let comp = u32c(m, *c);
+            match form {
+                Form::Structured => {
+                    let v = add(
+                        m,
+                        Op::new(OpCode::BufferLoad, Type::vector(ScalarType::F32, 4))
+                            .arg(desc)
+                            .arg(i)
+                            .lit(16),
+                    );
+                    add(m, Op::new(OpCode::CompositeExtract, f32t()).arg(v).arg(comp))
+                }
+                Form::Raw => {
+                    let v = add(
+                        m,
+                        Op::new(OpCode::BufferLoad, Type::vector(ScalarType::Unknown, 4))
+                            .arg(desc)
+                            .arg(i)
+                            .lit(16),
+                    );
+                    let x = add(
+                        m,
+                        Op::new(OpCode::CompositeExtract, ScalarType::Unknown).arg(v).arg(comp),
+                    );
+                    add(m, Op::new(OpCode::ConsumeAs, f32t()).arg(x))
+                }
+            }
+        }
+        Expr::Sample(u, v, c) => {
+            let uu = emit_expr(m, d, p, form, vars, u);
+            let vv = emit_expr(m, d, p, form, vars, v);
+            let (srv, smp) = d.texture.expect("texture declared when used");
+            let zero = u32c(m, 0);
+            let t = add(m, Op::new(OpCode::DescriptorLoad, ScalarType::Srv).arg(srv).arg(zero));
+            let s = add(m, Op::new(OpCode::DescriptorLoad, ScalarType::Sampler).arg(smp).arg(zero));
+            let coord = add(
+                m,
+                Op::new(OpCode::CompositeConstruct, Type::vector(ScalarType::F32, 2)).arg(uu).arg(vv),
+            );
+            let mut op = Op::new(OpCode::ImageSample, Type::vector(ScalarType::F32, 4))
+                .arg(t)
+                .arg(s)
+                .arg(Operand::Null)
+                .arg(coord);
+            for _ in 0..7 {
+                op = op.arg(Operand::Null);
+            }
+            let texel = add(m, op);
+            let comp = u32c(m, *c);
+            add(m, Op::new(OpCode::CompositeExtract, f32t()).arg(texel).arg(comp))
+        }
+        Expr::Un(op, a) => {
+            let x = emit_expr(m, d, p, form, vars, a);
+            let ty = Type::scalar(scalar(e.ty(&p.vars)));
+            let un = |m: &mut Module, code: OpCode, x: SsaDef| add(m, Op::new(code, ty.clone()).arg(x));
+            match op {
+                Un::FNeg => un(m, OpCode::FNeg, x),
+                Un::FAbs => un(m, OpCode::FAbs, x),
+                Un::FFract => un(m, OpCode::FFract, x),
+                Un::FFloor => add(
+                    m,
+                    Op::new(OpCode::FRound, ty.clone()).arg(x).lit(irc_ir::RoundMode::NegativeInf.0 as u64),
+                ),
+                Un::FSqrtAbs => {
+                    let a = un(m, OpCode::FAbs, x);
+                    un(m, OpCode::FSqrt, a)
+                }
+                Un::FRcp => un(m, OpCode::FRcp, x),
+                Un::FExp2 => un(m, OpCode::FExp2, x),
+                Un::FLog2Abs => {
+                    let a = un(m, OpCode::FAbs, x);
+                    un(m, OpCode::FLog2, a)
+                }
+                Un::FSin => un(m, OpCode::FSin, x),
+                Un::FCos => un(m, OpCode::FCos, x),
+                Un::FtoI | Un::FtoU => un(m, OpCode::ConvertFtoI, x),
+                Un::ItoF | Un::UtoF => un(m, OpCode::ConvertItoF, x),
+                Un::INeg => un(m, OpCode::INeg, x),
+                Un::INot => un(m, OpCode::INot, x),
+                Un::BNot => un(m, OpCode::BNot, x),
+            }
+        }
+        Expr::Bin(op, a, bb) => {
+            let x = emit_expr(m, d, p, form, vars, a);
+            let y = emit_expr(m, d, p, form, vars, bb);
+            let code = match op {
+                Bin::FAdd => OpCode::FAdd,
+                Bin::FSub => OpCode::FSub,
+                Bin::FMul => OpCode::FMul,
+                Bin::FMulLegacy => OpCode::FMulLegacy,
+                Bin::FDiv => OpCode::FDiv,
+                Bin::FMin => OpCode::FMin,
+                Bin::FMax => OpCode::FMax,
+                Bin::IAdd => OpCode::IAdd,
+                Bin::ISub => OpCode::ISub,
+                Bin::IMul => OpCode::IMul,
+                Bin::IAnd => OpCode::IAnd,
+                Bin::IOr => OpCode::IOr,
+                Bin::IXor => OpCode::IXor,
+                Bin::IShl => OpCode::IShl,
+                Bin::UShr => OpCode::UShr,
+                Bin::SShr => OpCode::SShr,
+                Bin::UMin => OpCode::UMin,
+                Bin::UMax => OpCode::UMax,
+                Bin::SMin => OpCode::SMin,
+                Bin::SMax => OpCode::SMax,
+                Bin::UDiv => OpCode::UDiv,
+                Bin::UMod => OpCode::UMod,
+                Bin::BAnd => OpCode::BAnd,
+                Bin::BOr => OpCode::BOr,
+            };
+            let ty = Type::scalar(scalar(e.ty(&p.vars)));
+            add(m, Op::new(code, ty).arg(x).arg(y))
+        }
+        Expr::Mad(a, bb, c) => {
+            let x = emit_expr(m, d, p, form, vars, a);
+            let y = emit_expr(m, d, p, form, vars, bb);
+            let z = emit_expr(m, d, p, form, vars, c);
+            add(m, Op::new(OpCode::FMad, f32t()).arg(x).arg(y).arg(z))
+        }
+        Expr::Cmp(op, a, bb) => {
+            let x = emit_expr(m, d, p, form, vars, a);
+            let y = emit_expr(m, d, p, form, vars, bb);
+            let code = match op {
+                Cmp::FLt => OpCode::FLt,
+                Cmp::FGe => OpCode::FGe,
+                Cmp::FEq => OpCode::FEq,
+                Cmp::FNe => OpCode::FNe,
+                Cmp::SLt => OpCode::SLt,
+                Cmp::ULt => OpCode::ULt,
+                Cmp::IEq => OpCode::IEq,
+            };
+            add(m, Op::new(code, ScalarType::Bool).arg(x).arg(y))
+        }
+        Expr::Select(c, a, bb) => {
+            let cc = emit_expr(m, d, p, form, vars, c);
+            let x = emit_expr(m, d, p, form, vars, a);
+            let y = emit_expr(m, d, p, form, vars, bb);
+            let ty = Type::scalar(scalar(e.ty(&p.vars)));
+            add(m, Op::new(OpCode::Select, ty).arg(cc).arg(x).arg(y))
+        }
+    }
+}
+
+/// Stores every output component from its variable.
+pub fn emit_outputs(m: &mut Module, d: &Decls, p: &Program, form: Form, vars: &mut dyn VarReader) {
+    for (k, comps) in p.outputs.iter().enumerate() {
+        for (c, &v) in comps.iter().enumerate() {
+            let val = emit_expr(m, d, p, form, vars, &Expr::Var(v));
+            let a = u32c(m, c as u32);
+            add(m, Op::new(OpCode::OutputStore, Type::void()).arg(d.outputs[k]).arg(a).arg(val));
+        }
+    }
+}
