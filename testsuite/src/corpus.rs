@@ -70,15 +70,28 @@ pub struct Report {
 impl Report {
     /// The one summary line.
     pub fn summary(&self) -> String {
-        format!("corpus: {} ok, {} unsupported, {} failed", self.ok, self.unsupported, self.failed)
+        format!(
+            "corpus: {} ok, {} unsupported, {} failed",
+            self.ok, self.unsupported, self.failed
+        )
     }
 }
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.rows.is_empty() {
-            let w = self.rows.iter().map(|r| r.file.len()).max().unwrap_or(4).max(4);
-            writeln!(f, "{:<w$}  {:<10}  {:<11}  reason", "file", "stage", "result")?;
+            let w = self
+                .rows
+                .iter()
+                .map(|r| r.file.len())
+                .max()
+                .unwrap_or(4)
+                .max(4);
+            writeln!(
+                f,
+                "{:<w$}  {:<10}  {:<11}  reason",
+                "file", "stage", "result"
+            )?;
             for r in &self.rows {
                 let (kind, reason) = match &r.outcome {
                     Outcome::Ok => ("ok", ""),
@@ -95,7 +108,11 @@ impl fmt::Display for Report {
 
 /// Finds the IR files under `dir`: the corpus root (with an `ir/` folder) or any folder.
 pub fn ir_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let root = if dir.join("ir").is_dir() { dir.join("ir") } else { dir.to_path_buf() };
+    let root = if dir.join("ir").is_dir() {
+        dir.join("ir")
+    } else {
+        dir.to_path_buf()
+    };
     let mut out = Vec::new();
     collect(&root, &mut out)?;
     out.sort();
@@ -148,8 +165,16 @@ pub fn run(dir: &Path, check: Check, threads: usize) -> std::io::Result<Report> 
                     Outcome::Failed(_) => r.failed += 1,
                 }
                 if outcome != Outcome::Ok {
-                    let file = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-                    r.rows.push(Row { file, stage: check.name(), outcome });
+                    let file = path
+                        .file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned();
+                    r.rows.push(Row {
+                        file,
+                        stage: check.name(),
+                        outcome,
+                    });
                 }
             });
         }
@@ -171,7 +196,11 @@ fn roundtrip(path: &Path) -> Outcome {
     match binary::write(&module) {
         Ok(out) if out == bytes => {}
         Ok(out) => {
-            let at = out.iter().zip(&bytes).position(|(a, b)| a != b).unwrap_or(out.len());
+            let at = out
+                .iter()
+                .zip(&bytes)
+                .position(|(a, b)| a != b)
+                .unwrap_or(out.len());
             return Outcome::Failed(format!(
                 "binary round trip differs at byte {at} ({} vs {} bytes)",
                 out.len(),

@@ -9,13 +9,20 @@
 //! Commands:
 //! - `print`: the module as printed after parsing (checks the text format).
 //! - `verify`: the module with the verifier's errors inline under the offending ops; every
-//!   `; expect:` text must occur among the errors; without expectations the module must verify.
+//!   `; expect:` text must occur among the errors, and every error must match an `; expect:`
+//!   (so a module without expectations must verify).
 //! - `binary`: text → binary → text must reproduce the printed module exactly.
+//! - `run`: runs every `; run:` line (crate::runline) in the reference interpreter; the
+//!   outputs are printed, and any mismatch with the line's expectations fails the test.
+//! - `pass a,b,…`: runs the named passes (verifying after each); the output is the module
+//!   after them; every `; run:` line must hold both before and after.
 //!
 //! The grammar and the roadmap of commands (`pass`, `optimize`, `compile`, `run`) are in
 //! docs/testing.md.
 
+use crate::runline::{show_outputs, RunLine};
 use irc_ir::{binary, text, verifier, Module};
+use irc_passes::{ManagerOptions, PassManager};
 use std::path::Path;
 
 /// A parsed filetest.
@@ -24,6 +31,8 @@ pub struct Filetest {
     pub commands: Vec<String>,
     pub targets: Vec<String>,
     pub expects: Vec<String>,
+    /// `; run:` lines (the text after `; run:`), with their line numbers.
+    pub runs: Vec<(usize, String)>,
     /// The module source with header lines blanked.
     pub source: String,
 }
@@ -42,7 +51,7 @@ impl Filetest {
     pub fn parse(src: &str) -> Filetest {
         let mut t = Filetest::default();
         let mut body = String::with_capacity(src.len());
-        for line in src.lines() {
+        for (line_no, line) in src.lines().enumerate() {
             let trimmed = line.trim();
             if let Some(c) = trimmed.strip_prefix("test ") {
                 t.commands.push(c.trim().to_string());
@@ -53,6 +62,9 @@ impl Filetest {
             } else {
                 if let Some(e) = trimmed.strip_prefix("; expect:") {
                     t.expects.push(e.trim().to_string());
+                }
+                if let Some(r) = trimmed.strip_prefix("; run:") {
+                    t.runs.push((line_no + 1, r.trim().to_string()));
                 }
                 body.push_str(line);
                 body.push('\n');
@@ -94,37 +106,105 @@ impl Filetest {
                     Err(e) => e.0,
                 };
                 out.output = text::print_annotated(m, &|d| {
-                    errors.iter().filter(|e| e.def == Some(d)).map(|e| e.message.clone()).collect()
+                    errors
+                        .iter()
+                        .filter(|e| e.def == Some(d))
+                        .map(|e| e.message.clone())
+                        .collect()
                 });
                 for e in errors.iter().filter(|e| e.def.is_none()) {
                     out.output.push_str(&format!("; error: {}\n", e.message));
                 }
-                if self.expects.is_empty() && !errors.is_empty() {
-                    out.failures.push(format!("unexpected verifier errors: {}", errors.len()));
+                for e in &errors {
+                    if !self.expects.iter().any(|x| e.message.contains(x.as_str())) {
+                        out.failures.push(format!("unexpected verifier error: {e}"));
+                    }
                 }
                 for x in &self.expects {
                     if !errors.iter().any(|e| e.message.contains(x.as_str())) {
-                        out.failures.push(format!("expected an error containing `{x}`"));
+                        out.failures
+                            .push(format!("expected an error containing `{x}`"));
                     }
                 }
             }
             "binary" => {
                 let printed = text::print(m);
-                match binary::write(m).map_err(|e| e.to_string()).and_then(|bytes| {
-                    binary::read(&bytes).map_err(|e| e.to_string())
-                }) {
+                match binary::write(m)
+                    .map_err(|e| e.to_string())
+                    .and_then(|bytes| binary::read(&bytes).map_err(|e| e.to_string()))
+                {
                     Ok(back) => {
-                        // Ids are renumbered densely by the binary format; compare the text
-                        // of modules that were dense to begin with.
+                        // The binary format renumbers ids densely in program order; compare
+                        // the text of modules that were numbered that way to begin with (dense
+                        // ids out of program order are renumbered too).
                         out.output = text::print(&back);
-                        if m.len() == m.id_bound() && out.output != printed {
-                            out.failures.push("binary round trip changed the module".into());
+                        let in_order = m.iter().enumerate().all(|(k, d)| d.id() as usize == k + 1);
+                        if in_order && out.output != printed {
+                            out.failures
+                                .push("binary round trip changed the module".into());
                         }
                     }
                     Err(e) => out.failures.push(format!("binary round trip: {e}")),
                 }
             }
+            "run" => {
+                if self.runs.is_empty() {
+                    out.failures.push("`test run` needs `; run:` lines".into());
+                }
+                self.run_lines(m, "", out);
+            }
+            cmd if cmd.starts_with("pass ") => {
+                let mut after = m.clone();
+                let mut pm = PassManager::new(ManagerOptions {
+                    verify: true,
+                    ..Default::default()
+                });
+                for name in cmd["pass ".len()..].split(',').map(str::trim) {
+                    if let Err(e) = pm.run_named(&mut after, name) {
+                        out.failures.push(format!("pass {name}: {e}"));
+                        return;
+                    }
+                }
+                out.output = text::print(&after);
+                // Behaviour must not change: every run line holds before and after.
+                self.run_lines(m, "before: ", out);
+                self.run_lines(&after, "after: ", out);
+            }
             other => out.failures.push(format!("unknown test command `{other}`")),
+        }
+    }
+}
+
+impl Filetest {
+    /// Runs every `; run:` line on `m` in the interpreter, appending the outputs to the output
+    /// text (prefixed) and mismatches to the failures.
+    fn run_lines(&self, m: &Module, prefix: &str, out: &mut CommandOutput) {
+        for (line, src) in &self.runs {
+            let result = RunLine::parse(src).and_then(|r| {
+                let inputs = r.inputs(m)?;
+                let outputs = irc_interp::run(m, &inputs, &irc_interp::RunConfig::default())
+                    .map_err(|t| format!("trap: {t}"))?;
+                let bad = r.check(m, &outputs)?;
+                Ok((outputs, bad))
+            });
+            match result {
+                Ok((outputs, bad)) => {
+                    let shown = outputs
+                        .invocations
+                        .first()
+                        .map(show_outputs)
+                        .unwrap_or_default();
+                    out.output
+                        .push_str(&format!("; {prefix}run at line {line}: {shown}\n"));
+                    for b in bad {
+                        out.failures
+                            .push(format!("{prefix}run at line {line}: {b}"));
+                    }
+                }
+                Err(e) => out
+                    .failures
+                    .push(format!("{prefix}run at line {line}: {e}")),
+            }
         }
     }
 }

@@ -5,5 +5,6 @@
 //! grammar in docs/testing.md).
 
 pub mod corpus;
-pub mod gen;
 pub mod filetest;
+pub mod gen;
+pub mod runline;

@@ -20,13 +20,24 @@ fn generated_modules_verify_and_round_trip() {
             }
             let bytes = binary::write(&m).expect("generated modules serialize");
             let back = binary::read(&bytes).expect("and read back");
-            assert_eq!(binary::write(&back).unwrap(), bytes, "seed {seed} {form:?}: binary");
+            assert_eq!(
+                binary::write(&back).unwrap(),
+                bytes,
+                "seed {seed} {form:?}: binary"
+            );
             let printed = text::print(&back);
-            assert_eq!(text::parse(&printed).ok().as_ref(), Some(&back), "seed {seed} {form:?}: text");
+            assert_eq!(
+                text::parse(&printed).ok().as_ref(),
+                Some(&back),
+                "seed {seed} {form:?}: text"
+            );
         }
     }
     if let Some(first) = failures.first() {
-        panic!("{} generated modules fail the verifier; first:\n{first}", failures.len());
+        panic!(
+            "{} generated modules fail the verifier; first:\n{first}",
+            failures.len()
+        );
     }
     println!("{} modules, {ops} ops", SEEDS * 2);
 }
@@ -45,8 +56,67 @@ fn generation_is_deterministic_and_varied() {
         seen.extend(m.iter().map(|d| m.opcode(d)));
     }
     use irc_ir::OpCode::*;
-    for op in [ScopedIf, ScopedElse, ScopedLoop, ScopedLoopBreak, ScopedSwitch, ScopedSwitchCase,
-        Demote, BufferLoad, ImageSample, ConsumeAs, FMulLegacy, ConvertFtoI, Select, UDiv] {
+    for op in [
+        ScopedIf,
+        ScopedElse,
+        ScopedLoop,
+        ScopedLoopBreak,
+        ScopedSwitch,
+        ScopedSwitchCase,
+        Demote,
+        BufferLoad,
+        ImageSample,
+        ConsumeAs,
+        FMulLegacy,
+        ConvertFtoI,
+        Select,
+        UDiv,
+    ] {
         assert!(seen.contains(&op), "generator never emits {op}");
     }
+}
+
+/// The backbone of differential testing: the raw and structured forms of one random program,
+/// and the raw form after our frontend, compute bit-identical outputs in the interpreter.
+#[test]
+fn raw_structured_and_frontend_forms_agree_in_the_interpreter() {
+    use irc_interp::{run, RunConfig, ShaderInputs};
+    let mut compared = 0;
+    for seed in 0..SEEDS {
+        let raw = generate(seed, Form::Raw, Limits::default());
+        let structured = generate(seed, Form::Structured, Limits::default());
+        let mut converted = raw.clone();
+        irc_frontend::to_structured_ssa(&mut converted).expect("frontend accepts generated IR");
+        verifier::verify(&converted).expect("frontend output verifies");
+        for input_seed in 0..4 {
+            let inputs = ShaderInputs::random(&structured, input_seed);
+            let config = RunConfig::default();
+            let results: Vec<_> = [&raw, &structured, &converted]
+                .iter()
+                .map(|m| run(m, &inputs, &config).map(|o| o.invocations))
+                .collect();
+            for (name, r, m) in [
+                ("structured", &results[1], &structured),
+                ("frontend", &results[2], &converted),
+            ] {
+                if r != &results[0] {
+                    let file = regression_file(
+                        seed,
+                        Form::Raw,
+                        &["run"],
+                        &format!("{name} form differs from raw on input seed {input_seed}:\nraw: {:?}\n{name}: {r:?}", results[0]),
+                        m,
+                    );
+                    panic!("{file}");
+                }
+            }
+            assert!(
+                results[0].is_ok(),
+                "seed {seed}/{input_seed}: generated programs must not trap: {:?}",
+                results[0]
+            );
+            compared += 1;
+        }
+    }
+    println!("{compared} program/input pairs agree in three forms");
 }

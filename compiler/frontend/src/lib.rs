@@ -23,14 +23,26 @@ use irc_ir::{Module, OpCode, SsaDef};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FrontendError {
     #[error("{op} ({opcode}): {reason}")]
-    Malformed { op: SsaDef, opcode: OpCode, reason: String },
+    Malformed {
+        op: SsaDef,
+        opcode: OpCode,
+        reason: String,
+    },
     #[error("{op} ({opcode}): unsupported: {reason}")]
-    Unsupported { op: SsaDef, opcode: OpCode, reason: String },
+    Unsupported {
+        op: SsaDef,
+        opcode: OpCode,
+        reason: String,
+    },
 }
 
 impl FrontendError {
     pub(crate) fn malformed(m: &Module, op: SsaDef, reason: impl Into<String>) -> FrontendError {
-        FrontendError::Malformed { op, opcode: m.opcode(op), reason: reason.into() }
+        FrontendError::Malformed {
+            op,
+            opcode: m.opcode(op),
+            reason: reason.into(),
+        }
     }
 }
 

@@ -31,8 +31,10 @@ pub fn run(m: &mut Module) -> Result<(), FrontendError> {
         phis.extend(Function::new(m, &g).run());
     }
     remove_trivial_phis(m, phis);
-    let tmps: Vec<SsaDef> =
-        m.declarations().filter(|&d| m.opcode(d) == OpCode::DclTmp).collect();
+    let tmps: Vec<SsaDef> = m
+        .declarations()
+        .filter(|&d| m.opcode(d) == OpCode::DclTmp)
+        .collect();
     for t in tmps {
         if m.uses(t).iter().all(|&u| m.opcode(u).is_meta()) {
             m.remove(t);
@@ -49,7 +51,9 @@ fn check_temps_are_local(m: &Module) -> Result<(), FrontendError> {
         match m.opcode(d) {
             OpCode::Function => current = Some(d),
             OpCode::TmpLoad | OpCode::TmpStore => {
-                let (Some(t), Some(f)) = (m.op(d).operand_def(0), current) else { continue };
+                let (Some(t), Some(f)) = (m.op(d).operand_def(0), current) else {
+                    continue;
+                };
                 if *owner.entry(t).or_insert(f) != f {
                     return Err(FrontendError::Unsupported {
                         op: d,
@@ -170,7 +174,9 @@ pub fn remove_trivial_phis(m: &mut Module, phis: Vec<SsaDef>) {
         let mut same: Option<SsaDef> = None;
         let mut trivial = true;
         for pair in op.operands.chunks(2) {
-            let Some(Operand::Ref(v)) = pair.get(1).copied() else { continue };
+            let Some(Operand::Ref(v)) = pair.get(1).copied() else {
+                continue;
+            };
             if v == phi || Some(v) == same {
                 continue;
             }
@@ -187,8 +193,12 @@ pub fn remove_trivial_phis(m: &mut Module, phis: Vec<SsaDef>) {
             Some(v) => v,
             None => m.add(Op::new(OpCode::Undef, m.ty(phi).clone())),
         };
-        let users: Vec<SsaDef> =
-            m.uses(phi).iter().copied().filter(|&u| u != phi && m.opcode(u) == OpCode::Phi).collect();
+        let users: Vec<SsaDef> = m
+            .uses(phi)
+            .iter()
+            .copied()
+            .filter(|&u| u != phi && m.opcode(u) == OpCode::Phi)
+            .collect();
         m.replace_all_uses(phi, replacement);
         m.remove(phi);
         work.extend(users);

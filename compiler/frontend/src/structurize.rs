@@ -26,9 +26,22 @@ use crate::FrontendError;
 use irc_ir::{Construct, Module, Op, OpCode, Operand, ScalarType, SsaDef, Type};
 
 enum Open {
-    If { scoped: SsaDef, merge: SsaDef, branch: SsaDef },
-    Loop { scoped: SsaDef, merge: SsaDef, cont: SsaDef },
-    Switch { scoped: SsaDef, merge: SsaDef, switch: SsaDef, selector: Type },
+    If {
+        scoped: SsaDef,
+        merge: SsaDef,
+        branch: SsaDef,
+    },
+    Loop {
+        scoped: SsaDef,
+        merge: SsaDef,
+        cont: SsaDef,
+    },
+    Switch {
+        scoped: SsaDef,
+        merge: SsaDef,
+        switch: SsaDef,
+        selector: Type,
+    },
 }
 
 impl Open {
@@ -66,7 +79,12 @@ pub fn run(m: &mut Module) -> Result<(), FrontendError> {
         let end = (i < code.len()).then(|| code[i]);
         let body = &code[start + 1..i];
         if !body.iter().any(|&d| m.opcode(d) == OpCode::Label) {
-            Walker { m, stack: Vec::new(), block: code[start] }.function(code[start], body, end)?;
+            Walker {
+                m,
+                stack: Vec::new(),
+                block: code[start],
+            }
+            .function(code[start], body, end)?;
         }
         i += 1;
     }
@@ -81,16 +99,29 @@ struct Walker<'m> {
 }
 
 impl Walker<'_> {
-    fn function(&mut self, f: SsaDef, body: &[SsaDef], end: Option<SsaDef>) -> Result<(), FrontendError> {
+    fn function(
+        &mut self,
+        f: SsaDef,
+        body: &[SsaDef],
+        end: Option<SsaDef>,
+    ) -> Result<(), FrontendError> {
         self.block = self.m.insert_after(f, label());
         for &d in body {
             self.op(d)?;
         }
         if let Some(open) = self.stack.last() {
-            return Err(FrontendError::malformed(self.m, open.scoped(), "construct is never closed"));
+            return Err(FrontendError::malformed(
+                self.m,
+                open.scoped(),
+                "construct is never closed",
+            ));
         }
         let Some(end) = end else {
-            return Err(FrontendError::malformed(self.m, f, "function has no FunctionEnd"));
+            return Err(FrontendError::malformed(
+                self.m,
+                f,
+                "function has no FunctionEnd",
+            ));
         };
         let ret_ty = self.m.ty(f).clone();
         let ret = if ret_ty.is_void() {
@@ -119,13 +150,19 @@ impl Walker<'_> {
     fn close(&mut self, d: SsaDef, scoped: Option<SsaDef>) -> Result<Open, FrontendError> {
         let k = self.find(d, scoped)?;
         if k + 1 != self.stack.len() {
-            return Err(FrontendError::malformed(self.m, d, "closes a construct that is not the innermost"));
+            return Err(FrontendError::malformed(
+                self.m,
+                d,
+                "closes a construct that is not the innermost",
+            ));
         }
         Ok(self.stack.pop().expect("stack is not empty"))
     }
 
     fn mark_header(&mut self, merge: SsaDef) {
-        let op = void(OpCode::Label).arg(merge).lit(Construct::StructuredSelection.to_u64());
+        let op = void(OpCode::Label)
+            .arg(merge)
+            .lit(Construct::StructuredSelection.to_u64());
         self.m.rewrite(self.block, op);
     }
 
@@ -135,23 +172,42 @@ impl Walker<'_> {
         match op.opcode {
             OpCode::ScopedIf => {
                 let (Some(end), Some(cond)) = (arg(0), arg(1)) else {
-                    return Err(FrontendError::malformed(self.m, d, "needs an end and a condition"));
+                    return Err(FrontendError::malformed(
+                        self.m,
+                        d,
+                        "needs an end and a condition",
+                    ));
                 };
                 if self.m.opcode(end) != OpCode::ScopedEndIf {
-                    return Err(FrontendError::malformed(self.m, d, "operand 0 is not a ScopedEndIf"));
+                    return Err(FrontendError::malformed(
+                        self.m,
+                        d,
+                        "operand 0 is not a ScopedEndIf",
+                    ));
                 }
                 let merge = self.m.insert_after(end, label());
                 self.mark_header(merge);
                 let then = self.m.insert_after(d, label());
-                let branch = void(OpCode::BranchConditional).arg(cond).arg(then).arg(merge);
+                let branch = void(OpCode::BranchConditional)
+                    .arg(cond)
+                    .arg(then)
+                    .arg(merge);
                 self.m.rewrite(d, branch);
-                self.stack.push(Open::If { scoped: d, merge, branch: d });
+                self.stack.push(Open::If {
+                    scoped: d,
+                    merge,
+                    branch: d,
+                });
                 self.block = then;
             }
             OpCode::ScopedElse => {
                 let k = self.find(d, arg(0))?;
                 let Open::If { merge, branch, .. } = self.stack[k] else {
-                    return Err(FrontendError::malformed(self.m, d, "else of a non-if construct"));
+                    return Err(FrontendError::malformed(
+                        self.m,
+                        d,
+                        "else of a non-if construct",
+                    ));
                 };
                 self.m.insert_before(d, void(OpCode::Branch).arg(merge));
                 self.m.rewrite(d, label());
@@ -160,14 +216,23 @@ impl Walker<'_> {
             }
             OpCode::ScopedEndIf => {
                 let Open::If { merge, .. } = self.close(d, arg(0))? else {
-                    return Err(FrontendError::malformed(self.m, d, "end of a non-if construct"));
+                    return Err(FrontendError::malformed(
+                        self.m,
+                        d,
+                        "end of a non-if construct",
+                    ));
                 };
                 self.m.rewrite(d, void(OpCode::Branch).arg(merge));
                 self.block = merge;
             }
             OpCode::ScopedLoop => {
-                let Some(end) = arg(0).filter(|&e| self.m.opcode(e) == OpCode::ScopedEndLoop) else {
-                    return Err(FrontendError::malformed(self.m, d, "operand 0 is not a ScopedEndLoop"));
+                let Some(end) = arg(0).filter(|&e| self.m.opcode(e) == OpCode::ScopedEndLoop)
+                else {
+                    return Err(FrontendError::malformed(
+                        self.m,
+                        d,
+                        "operand 0 is not a ScopedEndLoop",
+                    ));
                 };
                 let cont = self.m.insert_after(end, label());
                 let merge = self.m.insert_after(cont, label());
@@ -180,42 +245,76 @@ impl Walker<'_> {
                 let body = self.m.insert_after(header, label());
                 self.m.insert_after(header, void(OpCode::Branch).arg(body));
                 self.m.rewrite(d, void(OpCode::Branch).arg(header));
-                self.stack.push(Open::Loop { scoped: d, merge, cont });
+                self.stack.push(Open::Loop {
+                    scoped: d,
+                    merge,
+                    cont,
+                });
                 self.block = body;
             }
             OpCode::ScopedLoopBreak | OpCode::ScopedLoopContinue => {
                 let k = self.find(d, arg(0))?;
                 let Open::Loop { merge, cont, .. } = self.stack[k] else {
-                    return Err(FrontendError::malformed(self.m, d, "break/continue of a non-loop"));
+                    return Err(FrontendError::malformed(
+                        self.m,
+                        d,
+                        "break/continue of a non-loop",
+                    ));
                 };
-                let target = if op.opcode == OpCode::ScopedLoopBreak { merge } else { cont };
+                let target = if op.opcode == OpCode::ScopedLoopBreak {
+                    merge
+                } else {
+                    cont
+                };
                 self.m.rewrite(d, void(OpCode::Branch).arg(target));
                 self.new_block_after(d);
             }
             OpCode::ScopedEndLoop => {
                 let Open::Loop { merge, cont, .. } = self.close(d, arg(0))? else {
-                    return Err(FrontendError::malformed(self.m, d, "end of a non-loop construct"));
+                    return Err(FrontendError::malformed(
+                        self.m,
+                        d,
+                        "end of a non-loop construct",
+                    ));
                 };
                 self.m.rewrite(d, void(OpCode::Branch).arg(cont));
                 self.block = merge;
             }
             OpCode::ScopedSwitch => {
                 let (Some(end), Some(sel)) = (arg(0), arg(1)) else {
-                    return Err(FrontendError::malformed(self.m, d, "needs an end and a selector"));
+                    return Err(FrontendError::malformed(
+                        self.m,
+                        d,
+                        "needs an end and a selector",
+                    ));
                 };
                 if self.m.opcode(end) != OpCode::ScopedEndSwitch {
-                    return Err(FrontendError::malformed(self.m, d, "operand 0 is not a ScopedEndSwitch"));
+                    return Err(FrontendError::malformed(
+                        self.m,
+                        d,
+                        "operand 0 is not a ScopedEndSwitch",
+                    ));
                 }
                 let merge = self.m.insert_after(end, label());
                 self.mark_header(merge);
                 let selector = self.m.ty(sel).clone();
                 self.m.rewrite(d, void(OpCode::Switch).arg(sel).arg(merge));
-                self.stack.push(Open::Switch { scoped: d, merge, switch: d, selector });
+                self.stack.push(Open::Switch {
+                    scoped: d,
+                    merge,
+                    switch: d,
+                    selector,
+                });
                 self.new_block_after(d);
             }
             OpCode::ScopedSwitchCase | OpCode::ScopedSwitchDefault => {
                 let k = self.find(d, arg(0))?;
-                let Open::Switch { switch, ref selector, .. } = self.stack[k] else {
+                let Open::Switch {
+                    switch,
+                    ref selector,
+                    ..
+                } = self.stack[k]
+                else {
                     return Err(FrontendError::malformed(self.m, d, "case of a non-switch"));
                 };
                 let case_label = self.m.insert_after(d, label());
@@ -241,7 +340,11 @@ impl Walker<'_> {
             }
             OpCode::ScopedEndSwitch => {
                 let Open::Switch { merge, .. } = self.close(d, arg(0))? else {
-                    return Err(FrontendError::malformed(self.m, d, "end of a non-switch construct"));
+                    return Err(FrontendError::malformed(
+                        self.m,
+                        d,
+                        "end of a non-switch construct",
+                    ));
                 };
                 self.m.rewrite(d, void(OpCode::Branch).arg(merge));
                 self.block = merge;
@@ -252,7 +355,11 @@ impl Walker<'_> {
             | OpCode::BranchConditional
             | OpCode::Switch
             | OpCode::Phi => {
-                return Err(FrontendError::malformed(self.m, d, "structured op in a raw function"));
+                return Err(FrontendError::malformed(
+                    self.m,
+                    d,
+                    "structured op in a raw function",
+                ));
             }
             _ => {}
         }
@@ -263,7 +370,10 @@ impl Walker<'_> {
 /// The `Constant` of the selector's type for a scoped case literal (canonicalized: signed types
 /// sign-extend their low bits, others zero-extend; an untyped selector counts as u32).
 fn case_constant(m: &mut Module, selector: &Type, value: u64) -> SsaDef {
-    let scalar = selector.as_scalar().filter(|s| s.is_int()).unwrap_or(ScalarType::U32);
+    let scalar = selector
+        .as_scalar()
+        .filter(|s| s.is_int())
+        .unwrap_or(ScalarType::U32);
     let bits = scalar.literal_bits().clamp(1, 64);
     let v = if bits == 64 {
         value

@@ -72,7 +72,10 @@ fn function(m: &mut Module, g: &Cfg) {
     remove_ops(m, &dead_ops);
     for (b, kind) in keep {
         let label = g.label(b);
-        m.rewrite(label, Op::new(OpCode::Label, Type::void()).lit(Construct::None.to_u64()));
+        m.rewrite(
+            label,
+            Op::new(OpCode::Label, Type::void()).lit(Construct::None.to_u64()),
+        );
         let term = match kind {
             Keep::Continue { header } => Op::new(OpCode::Branch, Type::void()).arg(header),
             Keep::Merge => Op::new(OpCode::Unreachable, Type::void()),
@@ -92,7 +95,9 @@ pub fn remove_uncalled_functions(m: &mut Module) {
         .collect();
     let mut work: Vec<SsaDef> = live.iter().copied().collect();
     while let Some(f) = work.pop() {
-        let Some(range) = functions.iter().find(|r| r.function == f) else { continue };
+        let Some(range) = functions.iter().find(|r| r.function == f) else {
+            continue;
+        };
         for d in range.body(m) {
             if m.opcode(d) == OpCode::FunctionCall {
                 if let Some(callee) = m.op(d).operand_def(0) {
@@ -106,7 +111,12 @@ pub fn remove_uncalled_functions(m: &mut Module) {
     let dead: Vec<SsaDef> = functions
         .iter()
         .filter(|r| !live.contains(&r.function))
-        .flat_map(|r| std::iter::once(r.function).chain(r.body(m)).chain(r.end).collect::<Vec<_>>())
+        .flat_map(|r| {
+            std::iter::once(r.function)
+                .chain(r.body(m))
+                .chain(r.end)
+                .collect::<Vec<_>>()
+        })
         .collect();
     remove_ops(m, &dead);
 }
@@ -117,7 +127,10 @@ pub fn remove_uncalled_functions(m: &mut Module) {
 fn remove_ops(m: &mut Module, ops: &[SsaDef]) {
     let dead: FxHashSet<SsaDef> = ops.iter().copied().collect();
     for &d in ops {
-        let live_users = m.uses(d).iter().any(|u| !dead.contains(u) && !m.opcode(*u).is_meta());
+        let live_users = m
+            .uses(d)
+            .iter()
+            .any(|u| !dead.contains(u) && !m.opcode(*u).is_meta());
         if live_users {
             let undef = m.add(Op::new(OpCode::Undef, m.ty(d).clone()));
             m.replace_all_uses(d, undef);

@@ -33,7 +33,8 @@ fn raw_corpus_converts_to_verified_structured_ssa() {
             Ok(()) => {
                 let left = m.iter().find(|&d| {
                     let op = m.opcode(d);
-                    op.is_scoped() || matches!(op, OpCode::TmpLoad | OpCode::TmpStore | OpCode::DclTmp)
+                    op.is_scoped()
+                        || matches!(op, OpCode::TmpLoad | OpCode::TmpStore | OpCode::DclTmp)
                 });
                 if let Some(d) = left {
                     failed.push(format!("{}: {d} ({}) left", f.display(), m.opcode(d)));
@@ -45,6 +46,14 @@ fn raw_corpus_converts_to_verified_structured_ssa() {
             }
         }
     }
-    println!("{ok} ok, {unsupported} unsupported (shared temporaries), {} failed", failed.len());
-    assert!(failed.is_empty(), "{} failures, first:\n{}", failed.len(), failed[..failed.len().min(5)].join("\n"));
+    println!(
+        "{ok} ok, {unsupported} unsupported (shared temporaries), {} failed",
+        failed.len()
+    );
+    assert!(
+        failed.is_empty(),
+        "{} failures, first:\n{}",
+        failed.len(),
+        failed[..failed.len().min(5)].join("\n")
+    );
 }

@@ -46,7 +46,10 @@ pub struct Builder<'m> {
 impl<'m> Builder<'m> {
     /// A builder appending at the end of the module.
     pub fn new(module: &'m mut Module) -> Self {
-        Builder { module, pos: Position::End }
+        Builder {
+            module,
+            pos: Position::End,
+        }
     }
     /// A builder inserting at `pos`.
     pub fn at(module: &'m mut Module, pos: Position) -> Self {

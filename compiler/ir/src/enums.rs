@@ -96,7 +96,10 @@ lit_enum!(
 
 impl ResourceKind {
     pub fn is_buffer(self) -> bool {
-        matches!(self, Self::BufferTyped | Self::BufferStructured | Self::BufferRaw)
+        matches!(
+            self,
+            Self::BufferTyped | Self::BufferStructured | Self::BufferRaw
+        )
     }
     pub fn is_arrayed(self) -> bool {
         matches!(
@@ -266,7 +269,9 @@ impl PrimitiveType {
         }
     }
     pub fn from_name(s: &str) -> Option<Self> {
-        (0..=38u64).filter_map(Self::from_u64).find(|p| p.name() == s)
+        (0..=38u64)
+            .filter_map(Self::from_u64)
+            .find(|p| p.name() == s)
     }
 }
 
@@ -391,9 +396,10 @@ impl LitEnum {
             LitEnum::Scope => Scope::from_name(name).map(|e| e.to_u64()),
             LitEnum::DerivativeMode => DerivativeMode::from_name(name).map(|e| e.to_u64()),
             LitEnum::BuiltIn => BuiltIn::from_name(name).map(|e| e.to_u64()),
-            LitEnum::ShaderStage => {
-                ShaderStage::NAMES.iter().find(|(_, n)| *n == name).map(|(b, _)| *b as u64)
-            }
+            LitEnum::ShaderStage => ShaderStage::NAMES
+                .iter()
+                .find(|(_, n)| *n == name)
+                .map(|(b, _)| *b as u64),
         }
     }
 
@@ -431,8 +437,12 @@ impl LitFlags {
         if v == 0 {
             return Some("None".into());
         }
-        let parts: Vec<&str> =
-            self.names().iter().filter(|(b, _)| v & *b as u64 != 0).map(|(_, n)| *n).collect();
+        let parts: Vec<&str> = self
+            .names()
+            .iter()
+            .filter(|(b, _)| v & *b as u64 != 0)
+            .map(|(_, n)| *n)
+            .collect();
         Some(parts.join("|"))
     }
 
@@ -461,7 +471,10 @@ mod tests {
         assert_eq!(AtomicOp::Dec.to_u64(), 14);
         assert_eq!(ResourceKind::Image3D.to_u64(), 11);
         assert_eq!(PrimitiveType::Patch(32).to_u64(), 38);
-        assert_eq!(PrimitiveType::from_name("Patch3"), Some(PrimitiveType::Patch(3)));
+        assert_eq!(
+            PrimitiveType::from_name("Patch3"),
+            Some(PrimitiveType::Patch(3))
+        );
         assert_eq!(LitEnum::ShaderStage.name_of(2).as_deref(), Some("Vertex"));
         assert_eq!(LitEnum::ShaderStage.name_of(3), None);
     }

@@ -40,7 +40,10 @@ impl OpFlags {
         self.0 == 0
     }
     pub fn from_name(s: &str) -> Option<OpFlags> {
-        Self::NAMES.iter().find(|(_, n)| *n == s).map(|(b, _)| OpFlags(*b))
+        Self::NAMES
+            .iter()
+            .find(|(_, n)| *n == s)
+            .map(|(b, _)| OpFlags(*b))
     }
 }
 

@@ -94,8 +94,19 @@ impl Module {
     /// to an id that is not listed.
     pub fn from_ordered(entries: Vec<(SsaDef, Op)>) -> Result<Module, BuildError> {
         let mut m = Module::new();
-        let bound = entries.iter().map(|(d, _)| d.index() + 1).max().unwrap_or(0);
+        let bound = entries
+            .iter()
+            .map(|(d, _)| d.index() + 1)
+            .max()
+            .unwrap_or(0);
         m.ops.reserve(bound);
+        if bound > 0 {
+            let last = SsaDef::new(bound - 1);
+            m.nodes.resize(bound);
+            m.uses.resize(bound);
+            // Touch the last entry so both maps are sized once, not grown step by step.
+            let _ = (&m.nodes[last], &m.uses[last]);
+        }
         for _ in 0..bound {
             m.ops.push(Op::new(OpCode::Unknown, Type::void()));
         }
@@ -108,7 +119,10 @@ impl Module {
             if section == Section::Code {
                 seen_code = true;
             } else if seen_code {
-                return Err(BuildError::DeclarationAfterCode { def, opcode: op.opcode });
+                return Err(BuildError::DeclarationAfterCode {
+                    def,
+                    opcode: op.opcode,
+                });
             }
             if op.opcode.is_constant_like() {
                 if let Some(&first) = m.constants.get(&op) {
@@ -187,7 +201,9 @@ impl Module {
     /// The op before `d` in program order.
     pub fn prev(&self, d: SsaDef) -> Option<SsaDef> {
         self.nodes[d].prev.or_else(|| {
-            (Section::of(self.ops[d].opcode) == Section::Code).then_some(self.decls.last).flatten()
+            (Section::of(self.ops[d].opcode) == Section::Code)
+                .then_some(self.decls.last)
+                .flatten()
         })
     }
     /// First op in program order.
@@ -216,7 +232,10 @@ impl Module {
     }
     /// True if `a` comes strictly before `b` in program order.
     pub fn precedes(&self, a: SsaDef, b: SsaDef) -> bool {
-        let (sa, sb) = (Section::of(self.ops[a].opcode), Section::of(self.ops[b].opcode));
+        let (sa, sb) = (
+            Section::of(self.ops[a].opcode),
+            Section::of(self.ops[b].opcode),
+        );
         if sa != sb {
             return sa == Section::Declarations;
         }
@@ -377,7 +396,11 @@ impl Module {
     /// Moves `d` to right before `at` (same section).
     pub fn move_before(&mut self, d: SsaDef, at: SsaDef) {
         let section = Section::of(self.ops[d].opcode);
-        assert_eq!(section, Section::of(self.ops[at].opcode), "move across sections");
+        assert_eq!(
+            section,
+            Section::of(self.ops[at].opcode),
+            "move across sections"
+        );
         self.unlink(d);
         self.link_before(d, at, section);
     }
@@ -443,7 +466,12 @@ impl Module {
     fn link_at_end(&mut self, d: SsaDef, s: Section) {
         let last = self.list(s).last;
         let seq = last.map_or(SEQ_STEP, |l| self.nodes[l].seq.saturating_add(SEQ_STEP));
-        self.nodes[d] = Node { prev: last, next: None, seq, linked: true };
+        self.nodes[d] = Node {
+            prev: last,
+            next: None,
+            seq,
+            linked: true,
+        };
         match last {
             Some(l) => self.nodes[l].next = Some(d),
             None => self.list(s).first = Some(d),
@@ -460,7 +488,12 @@ impl Module {
         let prev = self.nodes[at].prev;
         let lo = prev.map_or(0, |p| self.nodes[p].seq);
         let hi = self.nodes[at].seq;
-        self.nodes[d] = Node { prev, next: Some(at), seq: lo + (hi - lo) / 2, linked: true };
+        self.nodes[d] = Node {
+            prev,
+            next: Some(at),
+            seq: lo + (hi - lo) / 2,
+            linked: true,
+        };
         self.nodes[at].prev = Some(d);
         match prev {
             Some(p) => self.nodes[p].next = Some(d),
@@ -503,7 +536,10 @@ impl Module {
 impl PartialEq for Module {
     fn eq(&self, other: &Module) -> bool {
         self.len() == other.len()
-            && self.iter().zip(other.iter()).all(|(a, b)| a == b && self.ops[a] == other.ops[b])
+            && self
+                .iter()
+                .zip(other.iter())
+                .all(|(a, b)| a == b && self.ops[a] == other.ops[b])
     }
 }
 

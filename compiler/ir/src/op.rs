@@ -68,7 +68,12 @@ pub struct Op {
 impl Op {
     /// An op with no operands and no flags.
     pub fn new(opcode: OpCode, ty: impl Into<Type>) -> Op {
-        Op { opcode, flags: OpFlags::NONE, ty: ty.into(), operands: SmallVec::new() }
+        Op {
+            opcode,
+            flags: OpFlags::NONE,
+            ty: ty.into(),
+            operands: SmallVec::new(),
+        }
     }
     /// Appends a reference operand.
     pub fn arg(mut self, d: impl Into<Operand>) -> Op {
@@ -82,7 +87,8 @@ impl Op {
     }
     /// Appends a string literal (packed 8 bytes per operand, reference §A.7).
     pub fn string(mut self, s: &str) -> Op {
-        self.operands.extend(strings::pack(s.as_bytes()).into_iter().map(Operand::Lit));
+        self.operands
+            .extend(strings::pack(s.as_bytes()).into_iter().map(Operand::Lit));
         self
     }
     /// Sets flags.
@@ -98,7 +104,10 @@ impl Op {
     /// Reference operands (null included as `None`) with their index.
     pub fn refs(&self) -> impl Iterator<Item = (usize, Option<SsaDef>)> + '_ {
         let fl = self.first_literal();
-        self.operands[..fl].iter().enumerate().map(|(i, o)| (i, o.as_ref()))
+        self.operands[..fl]
+            .iter()
+            .enumerate()
+            .map(|(i, o)| (i, o.as_ref()))
     }
     /// Referenced defs (nulls skipped).
     pub fn ref_defs(&self) -> impl Iterator<Item = SsaDef> + '_ {
@@ -127,7 +136,10 @@ impl Op {
     /// True if reference and literal operands sit where the first-literal rule puts them.
     pub fn is_consistent(&self) -> bool {
         let fl = self.first_literal();
-        self.operands.iter().enumerate().all(|(i, o)| (i >= fl) == o.is_literal())
+        self.operands
+            .iter()
+            .enumerate()
+            .all(|(i, o)| (i >= fl) == o.is_literal())
     }
     /// True if the op produces a value (non-void type).
     pub fn has_result(&self) -> bool {

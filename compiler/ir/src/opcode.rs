@@ -403,8 +403,8 @@ impl OpCode {
             return false;
         }
         match self {
-            OpCode::Switch => count % 2 == 0,
-            OpCode::Phi => count % 2 == 0,
+            OpCode::Switch => count.is_multiple_of(2),
+            OpCode::Phi => count.is_multiple_of(2),
             _ => true,
         }
     }
@@ -414,6 +414,8 @@ impl OpCode {
         match self {
             OpCode::Semantic | OpCode::DebugName | OpCode::DebugMemberName => index == 0,
             OpCode::EntryPoint => true,
+            // The callee may be defined after the caller.
+            OpCode::FunctionCall => index == 0,
             OpCode::Label | OpCode::Phi | OpCode::Branch => true,
             OpCode::BranchConditional => index >= 1,
             OpCode::Switch => index == 1 || (index >= 3 && index % 2 == 1),

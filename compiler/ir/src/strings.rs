@@ -9,7 +9,11 @@ pub fn pack(bytes: &[u8]) -> Vec<u64> {
     }
     bytes
         .chunks(8)
-        .map(|c| c.iter().enumerate().fold(0u64, |acc, (i, &b)| acc | (b as u64) << (8 * i)))
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0u64, |acc, (i, &b)| acc | (b as u64) << (8 * i))
+        })
         .collect()
 }
 

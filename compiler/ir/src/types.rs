@@ -139,11 +139,17 @@ pub struct BasicType {
 impl BasicType {
     /// Creates a basic type; `vec_size` must be 1..=4.
     pub fn new(scalar: ScalarType, vec_size: u8) -> Self {
-        assert!((1..=4).contains(&vec_size), "vector size {vec_size} out of range");
+        assert!(
+            (1..=4).contains(&vec_size),
+            "vector size {vec_size} out of range"
+        );
         BasicType { scalar, vec_size }
     }
     pub fn scalar(scalar: ScalarType) -> Self {
-        BasicType { scalar, vec_size: 1 }
+        BasicType {
+            scalar,
+            vec_size: 1,
+        }
     }
     pub fn scalar_type(self) -> ScalarType {
         self.scalar
@@ -163,7 +169,10 @@ impl BasicType {
         if b & 0x80 != 0 {
             return None;
         }
-        Some(BasicType { scalar: ScalarType::from_u8(b & 0x1f)?, vec_size: ((b >> 5) & 3) + 1 })
+        Some(BasicType {
+            scalar: ScalarType::from_u8(b & 0x1f)?,
+            vec_size: ((b >> 5) & 3) + 1,
+        })
     }
     /// Byte size of the whole vector.
     pub fn byte_size(self) -> u32 {
@@ -202,7 +211,10 @@ impl Type {
     }
     /// A scalar or vector type.
     pub fn basic(b: BasicType) -> Self {
-        Type { members: smallvec::smallvec![b], dims: SmallVec::new() }
+        Type {
+            members: smallvec::smallvec![b],
+            dims: SmallVec::new(),
+        }
     }
     /// A scalar type.
     pub fn scalar(s: ScalarType) -> Self {
@@ -217,7 +229,10 @@ impl Type {
     }
     /// A struct (or a scalar/vector if `members` has one entry).
     pub fn structure(members: impl IntoIterator<Item = BasicType>) -> Self {
-        Type { members: members.into_iter().collect(), dims: SmallVec::new() }
+        Type {
+            members: members.into_iter().collect(),
+            dims: SmallVec::new(),
+        }
     }
     /// Wraps the type in one more (outer) array dimension of `size` elements (0 = unbounded).
     pub fn array_of(mut self, size: u32) -> Self {
@@ -258,7 +273,9 @@ impl Type {
     }
     /// The scalar type if this is a plain scalar.
     pub fn as_scalar(&self) -> Option<ScalarType> {
-        self.as_basic().filter(|b| b.vec_size == 1).map(|b| b.scalar)
+        self.as_basic()
+            .filter(|b| b.vec_size == 1)
+            .map(|b| b.scalar)
     }
     /// True if this is a plain scalar or vector of the given class test.
     pub fn is_basic_where(&self, f: impl Fn(ScalarType) -> bool) -> bool {
@@ -372,7 +389,10 @@ pub struct TypeParseError {
 impl Type {
     /// Parses the text spelling produced by `Display`.
     pub fn parse(s: &str) -> Result<Type, TypeParseError> {
-        let err = |reason| TypeParseError { text: s.to_string(), reason };
+        let err = |reason| TypeParseError {
+            text: s.to_string(),
+            reason,
+        };
         let (base, rest) = if let Some(inner) = s.strip_prefix('{') {
             let close = inner.find('}').ok_or_else(|| err("missing `}`"))?;
             (&inner[..close], &inner[close + 1..])
@@ -437,7 +457,10 @@ mod tests {
         // f32x3 is 0x4C and f32x4 0x6C in the reference's worked example.
         assert_eq!(BasicType::new(ScalarType::F32, 3).to_byte(), 0x4c);
         assert_eq!(BasicType::new(ScalarType::F32, 4).to_byte(), 0x6c);
-        assert_eq!(BasicType::from_byte(0x6c), Some(BasicType::new(ScalarType::F32, 4)));
+        assert_eq!(
+            BasicType::from_byte(0x6c),
+            Some(BasicType::new(ScalarType::F32, 4))
+        );
         assert_eq!(BasicType::from_byte(0x80 | 0x0c), None);
         assert_eq!(BasicType::from_byte(18), None);
     }
@@ -471,7 +494,13 @@ mod tests {
         assert_eq!(t.flattened_scalar_type(5), Some(ScalarType::F32));
         assert_eq!(Type::parse("u32[]").unwrap().flattened_scalar_count(), None);
         assert_eq!(t.sub_type(0), Type::parse("{u32,f32x3}").ok());
-        assert_eq!(Type::parse("{u32,f32x3}").unwrap().sub_type(1), Type::parse("f32x3").ok());
-        assert_eq!(Type::parse("f32x3").unwrap().sub_type(2), Some(Type::scalar(ScalarType::F32)));
+        assert_eq!(
+            Type::parse("{u32,f32x3}").unwrap().sub_type(1),
+            Type::parse("f32x3").ok()
+        );
+        assert_eq!(
+            Type::parse("f32x3").unwrap().sub_type(2),
+            Some(Type::scalar(ScalarType::F32))
+        );
     }
 }

@@ -24,7 +24,10 @@ fn small() -> (Module, SsaDef, SsaDef, SsaDef) {
 fn declarations_precede_code_whatever_the_insertion_order() {
     let (m, f, c, a) = small();
     let order: Vec<SsaDef> = m.iter().collect();
-    assert_eq!(order[0], c, "the constant was added after code but is a declaration");
+    assert_eq!(
+        order[0], c,
+        "the constant was added after code but is a declaration"
+    );
     assert_eq!(order[1], f);
     assert!(m.precedes(c, f));
     assert!(m.precedes(f, a));
@@ -56,7 +59,10 @@ fn use_lists_follow_every_mutation() {
     m.replace_all_uses(c, two);
     assert!(m.uses(c).is_empty());
     assert_eq!(m.uses(two), &[a, a]);
-    assert_eq!(m.op(a).operands.as_slice(), &[Operand::Ref(two), Operand::Ref(two)]);
+    assert_eq!(
+        m.op(a).operands.as_slice(),
+        &[Operand::Ref(two), Operand::Ref(two)]
+    );
     m.rewrite(a, Op::new(OpCode::FNeg, ScalarType::F32).arg(c));
     assert_eq!(m.uses(two), &[] as &[SsaDef]);
     assert_eq!(m.uses(c), &[a]);
@@ -69,7 +75,10 @@ fn insertion_keeps_order_and_ids_stable() {
     let after = m.insert_after(a, Op::new(OpCode::FSub, ScalarType::F32).arg(a).arg(c));
     let code: Vec<OpCode> = m.code().map(|d| m.opcode(d)).collect();
     use OpCode::*;
-    assert_eq!(code, [Function, Label, FMul, FAdd, FSub, Return, FunctionEnd]);
+    assert_eq!(
+        code,
+        [Function, Label, FMul, FAdd, FSub, Return, FunctionEnd]
+    );
     assert!(m.precedes(before, a) && m.precedes(a, after));
     assert_eq!(m.op(a).opcode, FAdd, "ids do not move");
 }
@@ -113,7 +122,11 @@ fn removal_leaves_holes_and_takes_debug_names_along() {
     assert!(!m.is_live(a));
     assert!(!m.is_live(name), "the debug name of a removed op goes too");
     assert!(m.uses(c).is_empty());
-    assert_eq!(m.len(), 5, "six ops, plus name and user, minus user, sum and its name");
+    assert_eq!(
+        m.len(),
+        5,
+        "six ops, plus name and user, minus user, sum and its name"
+    );
     assert!(m.id_bound() > m.len());
     assert!(m.iter().all(|d| m.is_live(d)));
 }
@@ -132,9 +145,15 @@ fn from_ordered_rejects_bad_layouts() {
     let d = SsaDef::from_id(3).unwrap();
     let konst = Op::new(OpCode::Constant, ScalarType::U32).lit(1);
     let err = Module::from_ordered(vec![(f, void(OpCode::Function)), (c, konst.clone())]);
-    assert!(matches!(err, Err(irc_ir::BuildError::DeclarationAfterCode { .. })));
+    assert!(matches!(
+        err,
+        Err(irc_ir::BuildError::DeclarationAfterCode { .. })
+    ));
     let err = Module::from_ordered(vec![(c, konst.clone()), (d, konst.clone())]);
-    assert!(matches!(err, Err(irc_ir::BuildError::DuplicateConstant { .. })));
+    assert!(matches!(
+        err,
+        Err(irc_ir::BuildError::DuplicateConstant { .. })
+    ));
     let err = Module::from_ordered(vec![(c, konst.clone()), (c, konst.clone())]);
     assert!(matches!(err, Err(irc_ir::BuildError::DuplicateId { .. })));
     let err = Module::from_ordered(vec![(f, void(OpCode::Return).arg(d))]);
@@ -147,7 +166,9 @@ fn from_ordered_rejects_bad_layouts() {
 
 #[test]
 fn string_operands_pack_and_unpack() {
-    let op = void(OpCode::DebugName).arg(SsaDef::from_id(1).unwrap()).string("sampler_state");
+    let op = void(OpCode::DebugName)
+        .arg(SsaDef::from_id(1).unwrap())
+        .string("sampler_state");
     assert_eq!(op.operands.len(), 3);
     assert_eq!(op.string_from(1), "sampler_state");
     assert!(op.is_consistent());

@@ -102,7 +102,11 @@ pub enum Stmt {
     If(Expr, Vec<Stmt>, Vec<Stmt>),
     /// A loop running exactly `trips` times with counter variable `counter` (an i32 variable
     /// reset to 0 before the loop); the body must not assign the counter.
-    Loop { counter: usize, trips: i32, body: Vec<Stmt> },
+    Loop {
+        counter: usize,
+        trips: i32,
+        body: Vec<Stmt>,
+    },
     /// A switch on an i32 expression; cases do not fall through.
     Switch(Expr, Vec<(i32, Vec<Stmt>)>, Vec<Stmt>),
     /// Discard the invocation if the condition holds.

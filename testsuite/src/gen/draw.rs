@@ -17,7 +17,11 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { statements: 10, depth: 3, expr_depth: 3 }
+        Limits {
+            statements: 10,
+            depth: 3,
+            expr_depth: 3,
+        }
     }
 }
 
@@ -30,12 +34,18 @@ struct Drawer<'r> {
     limits: Limits,
     /// Variables no statement may assign (live loop counters).
     frozen: Vec<usize>,
+    /// Variables `0..pool` are always readable; loop counters only inside their loop.
+    pool: usize,
 }
 
 /// Draws a program.
 pub fn draw(rng: &mut Rng, limits: Limits) -> Program {
     let inputs = 1 + rng.below(3) as usize;
-    let cbuf_vectors = if rng.chance(0.6) { 2 + rng.below(7) as u32 } else { 0 };
+    let cbuf_vectors = if rng.chance(0.6) {
+        2 + rng.below(7) as u32
+    } else {
+        0
+    };
     let uses_texture = rng.chance(0.4);
     let mut d = Drawer {
         rng,
@@ -45,10 +55,15 @@ pub fn draw(rng: &mut Rng, limits: Limits) -> Program {
         uses_texture,
         limits,
         frozen: Vec::new(),
+        pool: 0,
     };
     let mut body = Vec::new();
     // Initialise a pool of variables of each type.
-    let counts = [(Ty::F32, 4 + d.rng.below(4)), (Ty::I32, 1 + d.rng.below(2)), (Ty::U32, 1)];
+    let counts = [
+        (Ty::F32, 4 + d.rng.below(4)),
+        (Ty::I32, 1 + d.rng.below(2)),
+        (Ty::U32, 1),
+    ];
     for (ty, n) in counts {
         for _ in 0..n {
             let v = d.vars.len();
@@ -57,17 +72,27 @@ pub fn draw(rng: &mut Rng, limits: Limits) -> Program {
             body.push(Stmt::Assign(v, e));
         }
     }
+    d.pool = d.vars.len();
     let n = limits.statements;
     body.extend(d.block(n, 0));
     let outputs = (0..1 + d.rng.below(2))
         .map(|_| std::array::from_fn(|_| d.var_of(Ty::F32).unwrap_or(0)))
         .collect();
-    Program { vars: d.vars, inputs, outputs, cbuf_vectors, uses_texture, body }
+    Program {
+        vars: d.vars,
+        inputs,
+        outputs,
+        cbuf_vectors,
+        uses_texture,
+        body,
+    }
 }
 
 impl Drawer<'_> {
     fn var_of(&mut self, ty: Ty) -> Option<usize> {
-        let cands: Vec<usize> = (0..self.vars.len()).filter(|&v| self.vars[v] == ty).collect();
+        let cands: Vec<usize> = (0..self.vars.len())
+            .filter(|&v| self.vars[v] == ty && (v < self.pool || self.frozen.contains(&v)))
+            .collect();
         if cands.is_empty() {
             None
         } else {
@@ -76,7 +101,7 @@ impl Drawer<'_> {
     }
 
     fn assignable_of(&mut self, ty: Ty) -> Option<usize> {
-        let cands: Vec<usize> = (0..self.vars.len())
+        let cands: Vec<usize> = (0..self.pool)
             .filter(|&v| self.vars[v] == ty && !self.frozen.contains(&v))
             .collect();
         if cands.is_empty() {
@@ -98,7 +123,11 @@ impl Drawer<'_> {
                 let c = self.expr(Ty::Bool, self.limits.expr_depth);
                 let n = 1 + self.rng.below(3) as usize;
                 let t = self.block(n, depth + 1);
-                let e = if self.rng.chance(0.5) { self.block(n, depth + 1) } else { Vec::new() };
+                let e = if self.rng.chance(0.5) {
+                    self.block(n, depth + 1)
+                } else {
+                    Vec::new()
+                };
                 Stmt::If(c, t, e)
             }
             12..=19 if nested => {
@@ -109,7 +138,11 @@ impl Drawer<'_> {
                 let n = 1 + self.rng.below(3) as usize;
                 let body = self.block(n, depth + 1);
                 self.frozen.pop();
-                Stmt::Loop { counter, trips, body }
+                Stmt::Loop {
+                    counter,
+                    trips,
+                    body,
+                }
             }
             20..=25 if nested => {
                 let sel = self.expr(Ty::I32, 2);
@@ -148,7 +181,10 @@ impl Drawer<'_> {
                     let i = Expr::ConstU(self.rng.below(self.cbuf_vectors as u64) as u32);
                     Expr::Cbuf(Box::new(i), self.rng.below(4) as u32)
                 }
-                _ => Expr::Input(self.rng.below(self.inputs as u64) as usize, self.rng.below(4) as u32),
+                _ => Expr::Input(
+                    self.rng.below(self.inputs as u64) as usize,
+                    self.rng.below(4) as u32,
+                ),
             },
             Ty::I32 => Expr::ConstI(self.rng.below(9) as i32 - 4),
             Ty::U32 => Expr::ConstU(self.rng.below(9) as u32),
@@ -169,33 +205,80 @@ impl Drawer<'_> {
         match ty {
             Ty::F32 => match self.rng.below(14) {
                 0..=4 => {
-                    let ops = [Bin::FAdd, Bin::FSub, Bin::FMul, Bin::FMulLegacy, Bin::FDiv, Bin::FMin, Bin::FMax];
+                    let ops = [
+                        Bin::FAdd,
+                        Bin::FSub,
+                        Bin::FMul,
+                        Bin::FMulLegacy,
+                        Bin::FDiv,
+                        Bin::FMin,
+                        Bin::FMax,
+                    ];
                     let op = ops[self.rng.below(ops.len() as u64) as usize];
                     Expr::Bin(op, b(self.expr(Ty::F32, d)), b(self.expr(Ty::F32, d)))
                 }
                 5 | 6 => {
-                    let ops = [Un::FNeg, Un::FAbs, Un::FFract, Un::FFloor, Un::FSqrtAbs, Un::FRcp, Un::FExp2, Un::FLog2Abs, Un::FSin, Un::FCos];
+                    let ops = [
+                        Un::FNeg,
+                        Un::FAbs,
+                        Un::FFract,
+                        Un::FFloor,
+                        Un::FSqrtAbs,
+                        Un::FRcp,
+                        Un::FExp2,
+                        Un::FLog2Abs,
+                        Un::FSin,
+                        Un::FCos,
+                    ];
                     let op = ops[self.rng.below(ops.len() as u64) as usize];
                     Expr::Un(op, b(self.expr(Ty::F32, d)))
                 }
-                7 => Expr::Mad(b(self.expr(Ty::F32, d)), b(self.expr(Ty::F32, d)), b(self.expr(Ty::F32, d))),
-                8 => Expr::Select(b(self.expr(Ty::Bool, d)), b(self.expr(Ty::F32, d)), b(self.expr(Ty::F32, d))),
+                7 => Expr::Mad(
+                    b(self.expr(Ty::F32, d)),
+                    b(self.expr(Ty::F32, d)),
+                    b(self.expr(Ty::F32, d)),
+                ),
+                8 => Expr::Select(
+                    b(self.expr(Ty::Bool, d)),
+                    b(self.expr(Ty::F32, d)),
+                    b(self.expr(Ty::F32, d)),
+                ),
                 9 => {
-                    let (op, src) =
-                        if self.rng.chance(0.5) { (Un::ItoF, Ty::I32) } else { (Un::UtoF, Ty::U32) };
+                    let (op, src) = if self.rng.chance(0.5) {
+                        (Un::ItoF, Ty::I32)
+                    } else {
+                        (Un::UtoF, Ty::U32)
+                    };
                     Expr::Un(op, b(self.expr(src, d)))
                 }
                 10 if self.cbuf_vectors > 0 => {
                     // A dynamic index, clamped into range.
-                    let i = Expr::Bin(Bin::UMin, b(self.expr(Ty::U32, d)), b(Expr::ConstU(self.cbuf_vectors - 1)));
+                    let i = Expr::Bin(
+                        Bin::UMin,
+                        b(self.expr(Ty::U32, d)),
+                        b(Expr::ConstU(self.cbuf_vectors - 1)),
+                    );
                     Expr::Cbuf(b(i), self.rng.below(4) as u32)
                 }
-                11 if self.uses_texture => Expr::Sample(b(self.expr(Ty::F32, d)), b(self.expr(Ty::F32, d)), self.rng.below(4) as u32),
+                11 if self.uses_texture => Expr::Sample(
+                    b(self.expr(Ty::F32, d)),
+                    b(self.expr(Ty::F32, d)),
+                    self.rng.below(4) as u32,
+                ),
                 _ => self.leaf(Ty::F32),
             },
             Ty::I32 | Ty::U32 => match self.rng.below(10) {
                 0..=5 => {
-                    let mut ops = vec![Bin::IAdd, Bin::ISub, Bin::IMul, Bin::IAnd, Bin::IOr, Bin::IXor, Bin::IShl, Bin::UShr];
+                    let mut ops = vec![
+                        Bin::IAdd,
+                        Bin::ISub,
+                        Bin::IMul,
+                        Bin::IAnd,
+                        Bin::IOr,
+                        Bin::IXor,
+                        Bin::IShl,
+                        Bin::UShr,
+                    ];
                     if ty == Ty::I32 {
                         ops.extend([Bin::SShr, Bin::SMin, Bin::SMax]);
                     } else {
@@ -204,13 +287,35 @@ impl Drawer<'_> {
                     let op = ops[self.rng.below(ops.len() as u64) as usize];
                     Expr::Bin(op, b(self.expr(ty, d)), b(self.expr(ty, d)))
                 }
-                6 => Expr::Un(if self.rng.chance(0.5) { Un::INeg } else { Un::INot }, b(self.expr(ty, d))),
-                7 => Expr::Un(if ty == Ty::I32 { Un::FtoI } else { Un::FtoU }, b(self.expr(Ty::F32, d))),
-                8 => Expr::Select(b(self.expr(Ty::Bool, d)), b(self.expr(ty, d)), b(self.expr(ty, d))),
+                6 => Expr::Un(
+                    if self.rng.chance(0.5) {
+                        Un::INeg
+                    } else {
+                        Un::INot
+                    },
+                    b(self.expr(ty, d)),
+                ),
+                7 => Expr::Un(
+                    if ty == Ty::I32 { Un::FtoI } else { Un::FtoU },
+                    b(self.expr(Ty::F32, d)),
+                ),
+                8 => Expr::Select(
+                    b(self.expr(Ty::Bool, d)),
+                    b(self.expr(ty, d)),
+                    b(self.expr(ty, d)),
+                ),
                 _ => self.leaf(ty),
             },
             Ty::Bool => match self.rng.below(5) {
-                0 => Expr::Bin(if self.rng.chance(0.5) { Bin::BAnd } else { Bin::BOr }, b(self.expr(Ty::Bool, d)), b(self.expr(Ty::Bool, d))),
+                0 => Expr::Bin(
+                    if self.rng.chance(0.5) {
+                        Bin::BAnd
+                    } else {
+                        Bin::BOr
+                    },
+                    b(self.expr(Ty::Bool, d)),
+                    b(self.expr(Ty::Bool, d)),
+                ),
                 1 => Expr::Un(Un::BNot, b(self.expr(Ty::Bool, d))),
                 _ => self.compare(d),
             },

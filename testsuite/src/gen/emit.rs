@@ -16,6 +16,7 @@ pub enum Form {
 }
 
 /// Declarations of a generated shader.
+#[derive(Debug)]
 pub struct Decls {
     pub main: SsaDef,
     pub inputs: Vec<SsaDef>,
@@ -38,13 +39,32 @@ pub fn declare(m: &mut Module, p: &Program, form: Form) -> Decls {
     let mut b = Builder::new(m);
     let main = b.add(Op::new(OpCode::Function, Type::void()));
     let ep = b.add(Op::new(OpCode::EntryPoint, Type::void()).arg(main).lit(1));
-    b.add(Op::new(OpCode::DebugName, Type::void()).arg(main).string("main"));
+    b.add(
+        Op::new(OpCode::DebugName, Type::void())
+            .arg(main)
+            .string("main"),
+    );
     let f32x4 = Type::vector(ScalarType::F32, 4);
     let inputs = (0..p.inputs)
-        .map(|i| b.add(Op::new(OpCode::DclInput, f32x4.clone()).arg(ep).lit(i as u64).lit(0).lit(0)))
+        .map(|i| {
+            b.add(
+                Op::new(OpCode::DclInput, f32x4.clone())
+                    .arg(ep)
+                    .lit(i as u64)
+                    .lit(0)
+                    .lit(0),
+            )
+        })
         .collect();
     let outputs = (0..p.outputs.len())
-        .map(|i| b.add(Op::new(OpCode::DclOutput, f32x4.clone()).arg(ep).lit(i as u64).lit(0)))
+        .map(|i| {
+            b.add(
+                Op::new(OpCode::DclOutput, f32x4.clone())
+                    .arg(ep)
+                    .lit(i as u64)
+                    .lit(0),
+            )
+        })
         .collect();
     let cbuf = (p.cbuf_vectors > 0).then(|| {
         let elem = match form {
@@ -63,10 +83,22 @@ pub fn declare(m: &mut Module, p: &Program, form: Form) -> Decls {
                 .lit(1)
                 .lit(irc_ir::ResourceKind::Image2D.to_u64()),
         );
-        let smp = b.add(Op::new(OpCode::DclSampler, Type::void()).arg(ep).lit(0).lit(0).lit(1));
+        let smp = b.add(
+            Op::new(OpCode::DclSampler, Type::void())
+                .arg(ep)
+                .lit(0)
+                .lit(0)
+                .lit(1),
+        );
         (srv, smp)
     });
-    Decls { main, inputs, outputs, cbuf, texture }
+    Decls {
+        main,
+        inputs,
+        outputs,
+        cbuf,
+        texture,
+    }
 }
 
 /// Reads variables for [`emit_expr`].
@@ -100,13 +132,23 @@ pub fn emit_expr(
         Expr::ConstB(x) => Builder::new(m).const_bool(*x),
         Expr::Input(loc, c) => {
             let a = u32c(m, *c);
-            add(m, Op::new(OpCode::InputLoad, f32t()).arg(d.inputs[*loc]).arg(a))
+            add(
+                m,
+                Op::new(OpCode::InputLoad, f32t())
+                    .arg(d.inputs[*loc])
+                    .arg(a),
+            )
         }
         Expr::Cbuf(idx, c) => {
             let i = emit_expr(m, d, p, form, vars, idx);
             let cb = d.cbuf.expect("cbuf declared when used");
             let zero = u32c(m, 0);
-            let desc = add(m, Op::new(OpCode::DescriptorLoad, ScalarType::Cbv).arg(cb).arg(zero));
+            let desc = add(
+                m,
+                Op::new(OpCode::DescriptorLoad, ScalarType::Cbv)
+                    .arg(cb)
+                    .arg(zero),
+            );
             let comp = u32c(m, *c);
             match form {
                 Form::Structured => {
@@ -117,7 +159,10 @@ pub fn emit_expr(
                             .arg(i)
                             .lit(16),
                     );
-                    add(m, Op::new(OpCode::CompositeExtract, f32t()).arg(v).arg(comp))
+                    add(
+                        m,
+                        Op::new(OpCode::CompositeExtract, f32t()).arg(v).arg(comp),
+                    )
                 }
                 Form::Raw => {
                     let v = add(
@@ -129,7 +174,9 @@ pub fn emit_expr(
                     );
                     let x = add(
                         m,
-                        Op::new(OpCode::CompositeExtract, ScalarType::Unknown).arg(v).arg(comp),
+                        Op::new(OpCode::CompositeExtract, ScalarType::Unknown)
+                            .arg(v)
+                            .arg(comp),
                     );
                     add(m, Op::new(OpCode::ConsumeAs, f32t()).arg(x))
                 }
@@ -140,11 +187,23 @@ pub fn emit_expr(
             let vv = emit_expr(m, d, p, form, vars, v);
             let (srv, smp) = d.texture.expect("texture declared when used");
             let zero = u32c(m, 0);
-            let t = add(m, Op::new(OpCode::DescriptorLoad, ScalarType::Srv).arg(srv).arg(zero));
-            let s = add(m, Op::new(OpCode::DescriptorLoad, ScalarType::Sampler).arg(smp).arg(zero));
+            let t = add(
+                m,
+                Op::new(OpCode::DescriptorLoad, ScalarType::Srv)
+                    .arg(srv)
+                    .arg(zero),
+            );
+            let s = add(
+                m,
+                Op::new(OpCode::DescriptorLoad, ScalarType::Sampler)
+                    .arg(smp)
+                    .arg(zero),
+            );
             let coord = add(
                 m,
-                Op::new(OpCode::CompositeConstruct, Type::vector(ScalarType::F32, 2)).arg(uu).arg(vv),
+                Op::new(OpCode::CompositeConstruct, Type::vector(ScalarType::F32, 2))
+                    .arg(uu)
+                    .arg(vv),
             );
             let mut op = Op::new(OpCode::ImageSample, Type::vector(ScalarType::F32, 4))
                 .arg(t)
@@ -156,19 +215,27 @@ pub fn emit_expr(
             }
             let texel = add(m, op);
             let comp = u32c(m, *c);
-            add(m, Op::new(OpCode::CompositeExtract, f32t()).arg(texel).arg(comp))
+            add(
+                m,
+                Op::new(OpCode::CompositeExtract, f32t())
+                    .arg(texel)
+                    .arg(comp),
+            )
         }
         Expr::Un(op, a) => {
             let x = emit_expr(m, d, p, form, vars, a);
             let ty = Type::scalar(scalar(e.ty(&p.vars)));
-            let un = |m: &mut Module, code: OpCode, x: SsaDef| add(m, Op::new(code, ty.clone()).arg(x));
+            let un =
+                |m: &mut Module, code: OpCode, x: SsaDef| add(m, Op::new(code, ty.clone()).arg(x));
             match op {
                 Un::FNeg => un(m, OpCode::FNeg, x),
                 Un::FAbs => un(m, OpCode::FAbs, x),
                 Un::FFract => un(m, OpCode::FFract, x),
                 Un::FFloor => add(
                     m,
-                    Op::new(OpCode::FRound, ty.clone()).arg(x).lit(irc_ir::RoundMode::NegativeInf.0 as u64),
+                    Op::new(OpCode::FRound, ty.clone())
+                        .arg(x)
+                        .lit(irc_ir::RoundMode::NegativeInf.0 as u64),
                 ),
                 Un::FSqrtAbs => {
                     let a = un(m, OpCode::FAbs, x);
@@ -257,7 +324,13 @@ pub fn emit_outputs(m: &mut Module, d: &Decls, p: &Program, form: Form, vars: &m
         for (c, &v) in comps.iter().enumerate() {
             let val = emit_expr(m, d, p, form, vars, &Expr::Var(v));
             let a = u32c(m, c as u32);
-            add(m, Op::new(OpCode::OutputStore, Type::void()).arg(d.outputs[k]).arg(a).arg(val));
+            add(
+                m,
+                Op::new(OpCode::OutputStore, Type::void())
+                    .arg(d.outputs[k])
+                    .arg(a)
+                    .arg(val),
+            );
         }
     }
 }

@@ -31,7 +31,11 @@ impl Temps {
         } else {
             value
         };
-        m.add(Op::new(OpCode::TmpStore, Type::void()).arg(self.tmps[v]).arg(value));
+        m.add(
+            Op::new(OpCode::TmpStore, Type::void())
+                .arg(self.tmps[v])
+                .arg(value),
+        );
     }
 }
 
@@ -43,17 +47,34 @@ fn void(op: OpCode) -> Op {
 pub fn lower(p: &Program) -> Module {
     let mut m = Module::new();
     let d = declare(&mut m, p, Form::Raw);
-    let ep = m.uses(d.main).iter().copied().find(|&u| m.opcode(u) == OpCode::EntryPoint);
+    let ep = m
+        .uses(d.main)
+        .iter()
+        .copied()
+        .find(|&u| m.opcode(u) == OpCode::EntryPoint);
     let ep = ep.expect("entry point declared");
-    let mut temps = Temps { tmps: Vec::new(), types: p.vars.clone(), untyped: Vec::new() };
+    let mut temps = Temps {
+        tmps: Vec::new(),
+        types: p.vars.clone(),
+        untyped: Vec::new(),
+    };
     for (i, &ty) in p.vars.iter().enumerate() {
         // Every other float variable is untyped, as DXBC's r# registers are.
         let untyped = ty != Ty::Bool && i % 2 == 1;
-        let t = if untyped { ScalarType::Unknown } else { scalar(ty) };
+        let t = if untyped {
+            ScalarType::Unknown
+        } else {
+            scalar(ty)
+        };
         temps.tmps.push(m.add(Op::new(OpCode::DclTmp, t).arg(ep)));
         temps.untyped.push(untyped);
     }
-    let mut l = Lowering { m: &mut m, d: &d, p, temps };
+    let mut l = Lowering {
+        m: &mut m,
+        d: &d,
+        p,
+        temps,
+    };
     l.block(&p.body);
     emit_outputs(l.m, &d, p, Form::Raw, &mut l.temps);
     m.add(void(OpCode::FunctionEnd));
@@ -78,8 +99,15 @@ impl Lowering<'_> {
         }
     }
 
-    fn scoped_if(&mut self, cond: SsaDef, then: impl FnOnce(&mut Self), otherwise: Option<&[Stmt]>) {
-        let if_op = self.m.add(void(OpCode::ScopedIf).arg(Operand::Null).arg(cond));
+    fn scoped_if(
+        &mut self,
+        cond: SsaDef,
+        then: impl FnOnce(&mut Self),
+        otherwise: Option<&[Stmt]>,
+    ) {
+        let if_op = self
+            .m
+            .add(void(OpCode::ScopedIf).arg(Operand::Null).arg(cond));
         then(self);
         if let Some(e) = otherwise {
             self.m.add(void(OpCode::ScopedElse).arg(if_op));
@@ -102,33 +130,55 @@ impl Lowering<'_> {
             }
             Stmt::Discard(c) => {
                 let cond = self.expr(c);
-                self.scoped_if(cond, |l| {
-                    l.m.add(void(OpCode::Demote));
-                }, None);
+                self.scoped_if(
+                    cond,
+                    |l| {
+                        l.m.add(void(OpCode::Demote));
+                    },
+                    None,
+                );
             }
-            Stmt::Loop { counter, trips, body } => {
+            Stmt::Loop {
+                counter,
+                trips,
+                body,
+            } => {
                 let zero = Builder::new(self.m).const_i32(0);
                 self.temps.write(self.m, *counter, zero);
                 let lp = self.m.add(void(OpCode::ScopedLoop).arg(Operand::Null));
                 let i = self.temps.read(self.m, *counter);
                 let n = Builder::new(self.m).const_i32(*trips);
-                let done = self.m.add(Op::new(OpCode::SGe, ScalarType::Bool).arg(i).arg(n));
-                self.scoped_if(done, |l| {
-                    l.m.add(void(OpCode::ScopedLoopBreak).arg(lp));
-                }, None);
+                let done = self
+                    .m
+                    .add(Op::new(OpCode::SGe, ScalarType::Bool).arg(i).arg(n));
+                self.scoped_if(
+                    done,
+                    |l| {
+                        l.m.add(void(OpCode::ScopedLoopBreak).arg(lp));
+                    },
+                    None,
+                );
                 self.block(body);
                 let i = self.temps.read(self.m, *counter);
                 let one = Builder::new(self.m).const_i32(1);
-                let next = self.m.add(Op::new(OpCode::IAdd, ScalarType::I32).arg(i).arg(one));
+                let next = self
+                    .m
+                    .add(Op::new(OpCode::IAdd, ScalarType::I32).arg(i).arg(one));
                 self.temps.write(self.m, *counter, next);
                 let end = self.m.add(void(OpCode::ScopedEndLoop).arg(lp));
                 self.m.set_operand(lp, 0, Operand::Ref(end));
             }
             Stmt::Switch(sel, cases, default) => {
                 let s = self.expr(sel);
-                let sw = self.m.add(void(OpCode::ScopedSwitch).arg(Operand::Null).arg(s));
+                let sw = self
+                    .m
+                    .add(void(OpCode::ScopedSwitch).arg(Operand::Null).arg(s));
                 for (value, body) in cases {
-                    self.m.add(void(OpCode::ScopedSwitchCase).arg(sw).lit(*value as i64 as u64));
+                    self.m.add(
+                        void(OpCode::ScopedSwitchCase)
+                            .arg(sw)
+                            .lit(*value as i64 as u64),
+                    );
                     self.block(body);
                     self.m.add(void(OpCode::ScopedSwitchBreak).arg(sw));
                 }

@@ -7,6 +7,7 @@
 use super::ast::*;
 use super::emit::{declare, emit_expr, emit_outputs, scalar, Decls, Form, VarReader};
 use irc_ir::{Builder, Construct, Module, Op, OpCode, Operand, ScalarType, SsaDef, Type};
+use rustc_hash::FxHashMap;
 
 /// The current SSA value of every variable.
 #[derive(Clone)]
@@ -31,7 +32,13 @@ pub fn lower(p: &Program) -> Module {
     let mut m = Module::new();
     let d = declare(&mut m, p, Form::Structured);
     let entry = label(&mut m);
-    let mut l = Lowering { m: &mut m, d: &d, p, env: Env(vec![None; p.vars.len()]), block: entry };
+    let mut l = Lowering {
+        m: &mut m,
+        d: &d,
+        p,
+        env: Env(vec![None; p.vars.len()]),
+        block: entry,
+    };
     l.stmts(&p.body);
     let mut env = l.env.clone();
     emit_outputs(l.m, &d, p, Form::Structured, &mut env);
@@ -62,7 +69,9 @@ impl Lowering<'_> {
 
     /// Makes the current block the header of a selection merging at `merge`.
     fn make_selection_header(&mut self, merge: SsaDef) {
-        let op = void(OpCode::Label).arg(merge).lit(Construct::StructuredSelection.to_u64());
+        let op = void(OpCode::Label)
+            .arg(merge)
+            .lit(Construct::StructuredSelection.to_u64());
         self.m.rewrite(self.block, op);
     }
 
@@ -109,7 +118,12 @@ impl Lowering<'_> {
     fn if_else(&mut self, cond: SsaDef, then: &[Stmt], otherwise: &[Stmt]) {
         let header = self.block;
         let start = self.env.clone();
-        let bc = self.m.add(void(OpCode::BranchConditional).arg(cond).arg(Operand::Null).arg(Operand::Null));
+        let bc = self.m.add(
+            void(OpCode::BranchConditional)
+                .arg(cond)
+                .arg(Operand::Null)
+                .arg(Operand::Null),
+        );
         let (t_first, t_last, t_env, t_br) = self.arm(&start, then);
         let (f_first, f_last, f_env, f_br) = self.arm(&start, otherwise);
         self.m.set_operand(bc, 1, Operand::Ref(t_first));
@@ -142,7 +156,11 @@ impl Lowering<'_> {
                 let br = self.terminator_of(then_label);
                 self.m.insert_before(br, void(OpCode::Demote));
             }
-            Stmt::Loop { counter, trips, body } => self.lower_loop(*counter, *trips, body),
+            Stmt::Loop {
+                counter,
+                trips,
+                body,
+            } => self.lower_loop(*counter, *trips, body),
             Stmt::Switch(sel, cases, default) => {
                 let s = self.expr(sel);
                 let header = self.block;
@@ -206,14 +224,23 @@ impl Lowering<'_> {
         self.m.set_operand(to_body, 0, Operand::Ref(body_label));
         self.block = body_label;
         let i = header_env.0[counter].expect("counter has a phi");
-        let done = self.m.add(Op::new(OpCode::SGe, ScalarType::Bool).arg(i).arg(n));
-        let bc = self.m.add(void(OpCode::BranchConditional).arg(done).arg(Operand::Null).arg(Operand::Null));
+        let done = self
+            .m
+            .add(Op::new(OpCode::SGe, ScalarType::Bool).arg(i).arg(n));
+        let bc = self.m.add(
+            void(OpCode::BranchConditional)
+                .arg(done)
+                .arg(Operand::Null)
+                .arg(Operand::Null),
+        );
         let brk = label(self.m);
         let to_merge = self.m.add(void(OpCode::Branch).arg(Operand::Null));
         let rest = label(self.m);
         self.m.set_operand(bc, 1, Operand::Ref(brk));
         self.m.set_operand(bc, 2, Operand::Ref(rest));
-        let op = void(OpCode::Label).arg(rest).lit(Construct::StructuredSelection.to_u64());
+        let op = void(OpCode::Label)
+            .arg(rest)
+            .lit(Construct::StructuredSelection.to_u64());
         self.m.rewrite(body_label, op);
         self.block = rest;
         self.stmts(body);
@@ -221,17 +248,57 @@ impl Lowering<'_> {
         let cont = label(self.m);
         self.m.set_operand(to_cont, 0, Operand::Ref(cont));
         self.block = cont;
-        let next = self.m.add(Op::new(OpCode::IAdd, ScalarType::I32).arg(i).arg(one));
+        let next = self
+            .m
+            .add(Op::new(OpCode::IAdd, ScalarType::I32).arg(i).arg(one));
         self.env.0[counter] = Some(next);
         self.m.add(void(OpCode::Branch).arg(header));
-        for (v, phi) in phis {
+        for &(v, phi) in &phis {
             let val = self.env.0[v].expect("loop-carried value");
             self.m.set_operand(phi, 2, Operand::Ref(cont));
             self.m.set_operand(phi, 3, Operand::Ref(val));
         }
+        // A variable the loop does not change leaves a phi whose back-edge value is the phi
+        // itself (or another such phi), which the IR cannot encode: replace those by the value
+        // from before the loop, to a fixed point.
+        let mut replaced: FxHashMap<SsaDef, SsaDef> = FxHashMap::default();
+        let resolve = |r: &FxHashMap<SsaDef, SsaDef>, mut d: SsaDef| {
+            while let Some(&n) = r.get(&d) {
+                d = n;
+            }
+            d
+        };
+        loop {
+            let mut changed = false;
+            for &(_, phi) in &phis {
+                if replaced.contains_key(&phi) {
+                    continue;
+                }
+                let op = self.m.op(phi);
+                let (Some(pre_val), Some(back)) = (op.operand_def(1), op.operand_def(3)) else {
+                    continue;
+                };
+                if back == phi || back == pre_val {
+                    self.m.replace_all_uses(phi, pre_val);
+                    self.m.remove(phi);
+                    replaced.insert(phi, pre_val);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut header_env = header_env;
+        for slot in header_env.0.iter_mut().flatten() {
+            *slot = resolve(&replaced, *slot);
+        }
         let merge = label(self.m);
         self.m.set_operand(to_merge, 0, Operand::Ref(merge));
-        let op = void(OpCode::Label).arg(merge).arg(cont).lit(Construct::StructuredLoop.to_u64());
+        let op = void(OpCode::Label)
+            .arg(merge)
+            .arg(cont)
+            .lit(Construct::StructuredLoop.to_u64());
         self.m.rewrite(header, op);
         self.block = merge;
         self.env = header_env;

@@ -14,15 +14,30 @@ struct Stage {
 
 impl Stage {
     fn new(name: &'static str) -> Stage {
-        Stage { name, micros: Vec::new(), bytes: 0 }
+        Stage {
+            name,
+            micros: Vec::new(),
+            bytes: 0,
+        }
     }
     fn row(&mut self) -> String {
         self.micros.sort_by(f64::total_cmp);
         let total: f64 = self.micros.iter().sum();
-        let median = self.micros.get(self.micros.len() / 2).copied().unwrap_or(0.0);
+        let median = self
+            .micros
+            .get(self.micros.len() / 2)
+            .copied()
+            .unwrap_or(0.0);
         let max = self.micros.last().copied().unwrap_or(0.0);
-        let mbps = if total > 0.0 { self.bytes as f64 / total } else { 0.0 };
-        format!("{:<14} {:>10.1} {:>12.1} {:>12.1}", self.name, mbps, median, max)
+        let mbps = if total > 0.0 {
+            self.bytes as f64 / total
+        } else {
+            0.0
+        };
+        format!(
+            "{:<14} {:>10.1} {:>12.1} {:>12.1}",
+            self.name, mbps, median, max
+        )
     }
 }
 
@@ -39,7 +54,8 @@ fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
 }
 
 pub fn run(dir: &Path, reps: usize) -> Result<ExitCode, String> {
-    let files = irc_testsuite::corpus::ir_files(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let files =
+        irc_testsuite::corpus::ir_files(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut read = Stage::new("binary read");
     let mut write = Stage::new("binary write");
     let mut print = Stage::new("text print");
@@ -64,8 +80,15 @@ pub fn run(dir: &Path, reps: usize) -> Result<ExitCode, String> {
         parse.micros.push(t);
         parse.bytes += txt.len();
     }
-    println!("{} files ({} unreadable), best of {reps} runs each", files.len(), skipped);
-    println!("{:<14} {:>10} {:>12} {:>12}", "stage", "MB/s", "median µs", "max µs");
+    println!(
+        "{} files ({} unreadable), best of {reps} runs each",
+        files.len(),
+        skipped
+    );
+    println!(
+        "{:<14} {:>10} {:>12} {:>12}",
+        "stage", "MB/s", "median µs", "max µs"
+    );
     for s in [&mut read, &mut write, &mut print, &mut parse] {
         println!("{}", s.row());
     }

@@ -1,18 +1,25 @@
 //! `irc`: the command-line driver of the irc shader compiler.
 //!
-//! Subcommands: `dump`, `verify`, `convert` (IR formats), `corpus` (the project's yardstick over
-//! the shared corpus), `test` (one filetest), `bench` (reader/writer speed). Errors go to stderr
+//! Subcommands: `dump`, `verify`, `convert` (IR formats), `opt` (passes), `run` (the reference
+//! interpreter), `corpus` (the project's yardstick over the shared corpus), `test` (filetests),
+//! `bench` (speed). Errors go to stderr
 //! with a non-zero exit code.
 
 mod bench;
 mod load;
+mod opt;
+mod run;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
-#[command(name = "irc", version, about = "An optimizing shader compiler for DXBC-IR")]
+#[command(
+    name = "irc",
+    version,
+    about = "An optimizing shader compiler for DXBC-IR"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -39,6 +46,38 @@ enum Command {
         /// Worker threads (default: all cores).
         #[arg(short, long)]
         jobs: Option<usize>,
+    },
+    /// Run passes or a pipeline over a module and print the result.
+    Opt {
+        file: PathBuf,
+        /// Comma-separated passes to run in order.
+        #[arg(long, value_delimiter = ',')]
+        passes: Vec<String>,
+        /// A named pipeline (e.g. `frontend`), run before `--passes`.
+        #[arg(long)]
+        pipeline: Option<String>,
+        /// Print the module after these passes (`all` for every pass).
+        #[arg(long, value_delimiter = ',')]
+        print_after: Vec<String>,
+        /// Print a table of time per pass to stderr.
+        #[arg(long)]
+        time_passes: bool,
+        /// Write the result here (`.ir` text or `.dxir` binary) instead of printing it.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Run a shader in the reference interpreter and print its outputs.
+    Run {
+        file: PathBuf,
+        /// Inputs as JSON: a file, or inline when it starts with `{`.
+        #[arg(long)]
+        inputs: Option<String>,
+        /// One input in run-line syntax, e.g. `v0=(0.5,0.5)` or `cb0=(1.0,2.0)`.
+        #[arg(long = "set")]
+        sets: Vec<String>,
+        /// Fill every declared input randomly from this seed first.
+        #[arg(long)]
+        seed: Option<u64>,
     },
     /// Run filetests and print their outputs.
     Test { files: Vec<PathBuf> },
@@ -104,13 +143,40 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
             let check = irc_testsuite::corpus::Check::parse(&check)
                 .ok_or_else(|| format!("unknown check `{check}` (known: roundtrip)"))?;
             let jobs = jobs.unwrap_or_else(|| {
-                std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+                std::thread::available_parallelism()
+                    .map(|n| n.get())
+                    .unwrap_or(1)
             });
             let report = irc_testsuite::corpus::run(&dir, check, jobs)
                 .map_err(|e| format!("{}: {e}", dir.display()))?;
             print!("{report}");
-            Ok(if report.failed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+            Ok(if report.failed > 0 {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
         }
+        Command::Opt {
+            file,
+            passes,
+            pipeline,
+            print_after,
+            time_passes,
+            output,
+        } => opt::run(
+            &file,
+            &passes,
+            pipeline.as_deref(),
+            &print_after,
+            time_passes,
+            output.as_deref(),
+        ),
+        Command::Run {
+            file,
+            inputs,
+            sets,
+            seed,
+        } => run::run(&file, inputs.as_deref(), &sets, seed),
         Command::Test { files } => {
             let mut failed = 0;
             for f in &files {
@@ -125,7 +191,11 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
                     }
                 }
             }
-            Ok(if failed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+            Ok(if failed > 0 {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
         }
         Command::Bench { dir, reps } => bench::run(&dir, reps),
     }

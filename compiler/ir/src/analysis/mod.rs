@@ -1,1 +1,25 @@
-//! Analyses over a module: blocks and CFG, dominators (owned by the verifier work).
+//! Analyses over a module, reused by the verifier and by passes.
+//!
+//! - [`cfg`]: function ranges (`Function` … `FunctionEnd`), basic blocks of structured code
+//!   (`Label` … terminator) with successors and predecessors ([`Cfg`]).
+//! - [`dominators`]: the dominator tree of one function ([`DomTree`]), built with petgraph.
+//!
+//! ```
+//! use irc_ir::analysis::{functions, Cfg, DomTree};
+//! # let m = irc_ir::Module::new();
+//! for f in functions(&m) {
+//!     let cfg = Cfg::build(&m, f);
+//!     let dom = DomTree::compute(&cfg);
+//!     for b in cfg.blocks() {
+//!         assert!(dom.dominates(cfg.entry().unwrap(), b));
+//!     }
+//! }
+//! ```
+
+pub mod cfg;
+pub mod dominators;
+
+pub use cfg::{
+    branch_targets, construct, function_of, functions, Block, BlockData, Cfg, FunctionRange,
+};
+pub use dominators::DomTree;

@@ -1,0 +1,29 @@
+//! The Mali-200/400 fragment processor ("PP", target `lima-fp`).
+//!
+//! A PP program is a sequence of variable-length instructions (2–19 little-endian 32-bit words). Each
+//! instruction is a control word followed by the bit fields of the units it uses, packed LSB-first without
+//! alignment in the fixed unit order of [`isa::Unit`] (reference §2).
+//!
+//! Module map:
+//! * [`isa`] — the bit-field and opcode tables (shared with the encoder);
+//! * [`instr`] — the structured, decoded form of one instruction ([`Instruction`]);
+//! * [`decode`] — words → [`Instruction`]s;
+//! * [`disasm`] — [`Instruction`]s → text;
+//! * [`sim`] (+ `sim_units`, [`texture`]) — the quad simulator.
+
+pub mod decode;
+pub mod disasm;
+pub mod instr;
+pub mod isa;
+pub mod sim;
+mod sim_units;
+pub mod texture;
+
+pub use decode::{decode_program, DecodeError};
+pub use disasm::{disassemble_instruction, disassemble_program};
+pub use instr::Instruction;
+pub use sim::{
+    run_program, run_words, LaneInputs, LaneOutput, Precision, QuadInputs, QuadOutput, SimError,
+    SimErrorKind, SimOptions,
+};
+pub use texture::{LodMode, SampleRequest, TextureSampler};

@@ -1,0 +1,501 @@
+//! The execution engine: invocations ("lanes"), the scheduler that runs them, call frames and
+//! control flow for both IR shapes.
+//!
+//! Each lane is an explicit state machine (a stack of frames with a program counter), so a lane
+//! can stop at any op and resume later. The scheduler runs every lane until it finishes or
+//! **parks** at a cross-lane op — `DerivX`/`DerivY`, implicit-LOD `ImageSample` and
+//! `ImageComputeLod` in pixel shaders, `Barrier` in compute shaders. When all unfinished lanes
+//! are parked, the parked ops are evaluated together (reading the other lanes' current values)
+//! and the lanes continue. With uniform control flow this is exact lockstep; with divergent
+//! flow a derivative reads the neighbour's most recent value of the operand (or its own value if
+//! the neighbour never computed it), which is one of the results D3D allows for undefined
+//! derivatives. Demoted lanes keep running as helpers: their outputs are reported with
+//! `discarded = true` and their UAV writes are dropped.
+//!
+//! Raw IR: scoped ops jump by position (`ScopedIf` → after `ScopedElse` or `ScopedEndIf`,
+//! `ScopedLoopBreak` → after `ScopedEndLoop`, `ScopedEndLoop`/`ScopedLoopContinue` → after
+//! `ScopedLoop`, `ScopedSwitch` → after the matching case, default or end; cases fall through).
+//! Structured IR: a branch records the block it leaves; entering a `Label` evaluates the phis
+//! that follow it **in parallel** from that predecessor.
+
+use crate::inputs::{GsVertex, Image, InvocationOutputs, IoSlot, Outputs, ShaderInputs};
+use crate::program::Program;
+use crate::trap::{Trap, TrapKind};
+use crate::value::{zero_value, Scalar, Value};
+use irc_ir::{BuiltIn, EntityRef, OpCode, ShaderStage, SsaDef};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+use std::collections::BTreeMap;
+
+/// Limits of a run.
+#[derive(Clone, Copy, Debug)]
+pub struct RunConfig {
+    /// Maximum number of ops executed over all invocations.
+    pub fuel: u64,
+    /// Maximum function call nesting.
+    pub max_call_depth: usize,
+    /// Maximum number of compute invocations per workgroup that are run.
+    pub max_compute_lanes: u32,
+    /// Evaluates non-precise `FMul`/`FMad` with a ±0 factor the way dxbc-spirv's
+    /// `ArithmeticPass` folds them (`a·0 → +0`, `a·0 + c → c`, even for inf/NaN `a`). **Not**
+    /// IEEE and off by default: it is an oracle for classifying raw-vs-legalized differences
+    /// caused by that fold. "Precise" means the op's own flag or a `precise` `SetFpMode` of
+    /// its type.
+    pub fold_zero_products: bool,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            fuel: 10_000_000,
+            max_call_depth: 64,
+            max_compute_lanes: 1024,
+            fold_zero_products: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Frame {
+    pub func: SsaDef,
+    pub pc: usize,
+    pub block: Option<SsaDef>,
+    pub prev: Option<SsaDef>,
+    pub args: SmallVec<[(SsaDef, Value); 4]>,
+    /// The `FunctionCall` op that receives the return value.
+    pub call: Option<SsaDef>,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Lane {
+    pub vals: Vec<Option<Value>>,
+    pub tmps: FxHashMap<SsaDef, Value>,
+    pub scratch: FxHashMap<SsaDef, Vec<u8>>,
+    pub inputs: FxHashMap<SsaDef, Value>,
+    pub outputs: FxHashMap<SsaDef, Value>,
+    pub frames: Vec<Frame>,
+    pub demoted: bool,
+    pub done: bool,
+}
+
+/// What an op asks the engine to do next.
+#[derive(Debug)]
+pub(crate) enum Flow {
+    /// Store nothing more, go to the next op.
+    Next,
+    /// Jump to a position in the current function.
+    Goto(usize),
+    /// Structured branch to a label.
+    Branch(SsaDef),
+    Call(SsaDef, Vec<Value>),
+    Return(Value),
+    /// Cross-lane op: wait for the other lanes.
+    Park,
+}
+
+/// Shared (cross-lane) memory: resources and LDS.
+#[derive(Debug, Default)]
+pub(crate) struct Memory {
+    pub cbv: FxHashMap<crate::inputs::Binding, Vec<u8>>,
+    pub srv_buf: FxHashMap<crate::inputs::Binding, Vec<u8>>,
+    pub uav_buf: FxHashMap<crate::inputs::Binding, Vec<u8>>,
+    pub uav_img: FxHashMap<crate::inputs::Binding, Image>,
+    pub counters: FxHashMap<crate::inputs::Binding, u32>,
+    pub push: Vec<u8>,
+    pub lds: FxHashMap<SsaDef, Vec<u8>>,
+}
+
+/// The interpreter state of one run.
+#[derive(Debug)]
+pub(crate) struct Interp<'m, 'i> {
+    pub p: Program<'m>,
+    pub inputs: &'i ShaderInputs,
+    pub cfg: RunConfig,
+    pub mem: Memory,
+    pub lanes: Vec<Lane>,
+    pub gs: Vec<GsVertex>,
+    pub gs_prim: u32,
+    pub steps: u64,
+}
+
+/// Runs the module's entry point on `inputs`.
+///
+/// Vertex and geometry shaders run one invocation, pixel shaders one 2×2 quad (four lanes),
+/// compute shaders one workgroup (thread ids from `SetCsWorkgroupSize`, workgroup id 0).
+pub fn run(
+    module: &irc_ir::Module,
+    inputs: &ShaderInputs,
+    cfg: &RunConfig,
+) -> Result<Outputs, Trap> {
+    let p = Program::new(module)?;
+    let mut it = Interp {
+        p,
+        inputs,
+        cfg: *cfg,
+        mem: Memory::default(),
+        lanes: Vec::new(),
+        gs: Vec::new(),
+        gs_prim: 0,
+        steps: 0,
+    };
+    it.setup()?;
+    it.schedule()?;
+    Ok(it.finish())
+}
+
+impl<'m, 'i> Interp<'m, 'i> {
+    fn setup(&mut self) -> Result<(), Trap> {
+        let stage = self.p.stage;
+        let n = if stage == ShaderStage::Pixel {
+            4
+        } else if stage == ShaderStage::Vertex || stage == ShaderStage::Geometry {
+            1
+        } else if stage == ShaderStage::Compute {
+            self.workgroup_size()
+                .iter()
+                .product::<u32>()
+                .clamp(1, self.cfg.max_compute_lanes)
+        } else {
+            return Err(Trap::new(self.p.entry_point, TrapKind::UnsupportedStage));
+        };
+        crate::resources::init_memory(self)?;
+        for l in 0..n {
+            let lane = self.new_lane(l)?;
+            self.lanes.push(lane);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn workgroup_size(&self) -> [u32; 3] {
+        for d in self.p.m.declarations() {
+            let op = self.p.m.op(d);
+            if op.opcode == OpCode::SetCsWorkgroupSize {
+                let l = |i| op.operand_lit(i).unwrap_or(1).min(1024) as u32;
+                return [l(1), l(2), l(3)];
+            }
+        }
+        [1, 1, 1]
+    }
+
+    fn new_lane(&mut self, l: u32) -> Result<Lane, Trap> {
+        let m = self.p.m;
+        let mut lane = Lane {
+            vals: vec![None; m.id_bound()],
+            ..Lane::default()
+        };
+        let inv = self
+            .inputs
+            .invocations
+            .get(l as usize)
+            .or(self.inputs.invocations.first());
+        let wg = self.workgroup_size();
+        for d in m.declarations() {
+            let op = m.op(d);
+            match op.opcode {
+                OpCode::DclInput | OpCode::DclInputBuiltIn => {
+                    let slot =
+                        io_slot(op).ok_or_else(|| Trap::bad(d, "malformed input declaration"))?;
+                    let mut v = inv
+                        .and_then(|i| i.io.get(&slot))
+                        .cloned()
+                        .unwrap_or_else(|| zero_value(&op.ty));
+                    if self.p.stage == ShaderStage::Compute {
+                        let local = [l % wg[0], (l / wg[0]) % wg[1], l / (wg[0] * wg[1])];
+                        match slot {
+                            IoSlot::BuiltIn(b)
+                                if b == BuiltIn::LocalThreadId as u32
+                                    || b == BuiltIn::GlobalThreadId as u32 =>
+                            {
+                                v = Value::u32s(&local)
+                            }
+                            IoSlot::BuiltIn(b) if b == BuiltIn::WorkgroupId as u32 => {
+                                v = Value::u32s(&[0, 0, 0])
+                            }
+                            IoSlot::BuiltIn(b) if b == BuiltIn::LocalThreadIndex as u32 => {
+                                v = Value::u32(l)
+                            }
+                            _ => {}
+                        }
+                    }
+                    lane.inputs.insert(d, v);
+                }
+                OpCode::DclOutput | OpCode::DclOutputBuiltIn => {
+                    lane.outputs.insert(d, zero_value(&op.ty));
+                }
+                OpCode::DclScratch => {
+                    lane.scratch
+                        .insert(d, vec![0u8; crate::access::type_size(&op.ty) as usize]);
+                }
+                _ => {}
+            }
+        }
+        lane.frames.push(Frame {
+            func: self.p.entry_fn,
+            pc: 0,
+            block: None,
+            prev: None,
+            args: SmallVec::new(),
+            call: None,
+        });
+        Ok(lane)
+    }
+
+    fn schedule(&mut self) -> Result<(), Trap> {
+        loop {
+            let mut parked = Vec::new();
+            for l in 0..self.lanes.len() {
+                if self.lanes[l].done {
+                    continue;
+                }
+                if self.run_lane(l)? {
+                    parked.push(l);
+                }
+            }
+            if parked.is_empty() {
+                return Ok(());
+            }
+            let mut results = Vec::with_capacity(parked.len());
+            for &l in &parked {
+                let d = self.current_op(l)?;
+                results.push(crate::quad::exec_parked(self, l, d)?);
+            }
+            for (&l, v) in parked.iter().zip(results) {
+                let d = self.current_op(l)?;
+                self.set(l, d, v);
+                if let Some(f) = self.lanes[l].frames.last_mut() {
+                    f.pc += 1;
+                }
+            }
+        }
+    }
+
+    pub(crate) fn current_op(&self, l: usize) -> Result<SsaDef, Trap> {
+        let f = self.lanes[l]
+            .frames
+            .last()
+            .ok_or_else(|| Trap::bad(self.p.entry_fn, "no frame"))?;
+        let func = &self.p.funcs[&f.func];
+        func.ops
+            .get(f.pc)
+            .copied()
+            .ok_or_else(|| Trap::bad(f.func, "ran past the end of a function"))
+    }
+
+    /// Runs lane `l` until it finishes (`false`) or parks (`true`).
+    fn run_lane(&mut self, l: usize) -> Result<bool, Trap> {
+        loop {
+            if self.lanes[l].done {
+                return Ok(false);
+            }
+            let d = self.current_op(l)?;
+            self.steps += 1;
+            if self.steps > self.cfg.fuel {
+                return Err(Trap::new(d, TrapKind::FuelExhausted));
+            }
+            let flow = self.exec(l, d)?;
+            let frame = self.lanes[l]
+                .frames
+                .last_mut()
+                .expect("frame checked by current_op");
+            match flow {
+                Flow::Next => frame.pc += 1,
+                Flow::Goto(p) => frame.pc = p,
+                Flow::Branch(label) => {
+                    let p = self.p.pos_in_same_fn(d, label)?;
+                    if self.p.m.op(label).opcode != OpCode::Label {
+                        return Err(Trap::bad(d, "branch target is not a Label"));
+                    }
+                    let frame = self.lanes[l].frames.last_mut().expect("frame");
+                    frame.pc = p as usize;
+                }
+                Flow::Call(func, args) => {
+                    if self.lanes[l].frames.len() >= self.cfg.max_call_depth {
+                        return Err(Trap::new(d, TrapKind::CallDepth));
+                    }
+                    let f = self
+                        .p
+                        .funcs
+                        .get(&func)
+                        .ok_or_else(|| Trap::bad(d, "call of a non-function"))?;
+                    if f.params.len() != args.len() {
+                        return Err(Trap::bad(d, "argument count does not match the parameters"));
+                    }
+                    let args = f.params.iter().copied().zip(args).collect();
+                    self.lanes[l].frames.push(Frame {
+                        func,
+                        pc: 0,
+                        block: None,
+                        prev: None,
+                        args,
+                        call: Some(d),
+                    });
+                }
+                Flow::Return(v) => {
+                    let done = self.lanes[l].frames.pop().expect("frame");
+                    match (done.call, self.lanes[l].frames.last_mut()) {
+                        (Some(c), Some(caller)) => {
+                            caller.pc += 1;
+                            self.set(l, c, v);
+                        }
+                        _ => self.lanes[l].done = true,
+                    }
+                }
+                Flow::Park => return Ok(true),
+            }
+        }
+    }
+
+    /// Stores the result of `d` in lane `l`.
+    pub(crate) fn set(&mut self, l: usize, d: SsaDef, v: Value) {
+        if let Some(slot) = self.lanes[l].vals.get_mut(d.index()) {
+            *slot = Some(v);
+        }
+    }
+
+    /// The value of operand def `d` in lane `l`.
+    pub(crate) fn get(&self, l: usize, at: SsaDef, d: SsaDef) -> Result<Value, Trap> {
+        if let Some(v) = self.p.consts.get(&d) {
+            return Ok(v.clone());
+        }
+        if let Some(Some(v)) = self.lanes[l].vals.get(d.index()) {
+            return Ok(v.clone());
+        }
+        match self.p.m.get(d).map(|o| o.opcode) {
+            Some(OpCode::DclSpecConstant) => Ok(crate::resources::spec_constant(self, d)),
+            Some(op) => Err(Trap::bad(
+                at,
+                format!("operand {d} ({op}) has no value here"),
+            )),
+            None => Err(Trap::bad(at, format!("operand {d} does not exist"))),
+        }
+    }
+
+    /// Operand `i` of `at` as a value.
+    pub(crate) fn arg(&self, l: usize, at: SsaDef, i: usize) -> Result<Value, Trap> {
+        let d = self
+            .p
+            .m
+            .op(at)
+            .operand_def(i)
+            .ok_or_else(|| Trap::bad(at, format!("operand {i} missing")))?;
+        self.get(l, at, d)
+    }
+
+    /// Operand `i` as a value, `None` if null.
+    pub(crate) fn opt_arg(&self, l: usize, at: SsaDef, i: usize) -> Result<Option<Value>, Trap> {
+        match self.p.m.op(at).operand_def(i) {
+            Some(d) => self.get(l, at, d).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Operand `i` as a scalar.
+    pub(crate) fn scalar_arg(&self, l: usize, at: SsaDef, i: usize) -> Result<Scalar, Trap> {
+        self.arg(l, at, i)?
+            .as_scalar()
+            .ok_or_else(|| Trap::bad(at, format!("operand {i} is not a scalar")))
+    }
+
+    /// Operand `i` as an address (indices); null → empty.
+    pub(crate) fn address(
+        &self,
+        l: usize,
+        at: SsaDef,
+        i: usize,
+    ) -> Result<SmallVec<[u64; 4]>, Trap> {
+        let Some(v) = self.opt_arg(l, at, i)? else {
+            return Ok(SmallVec::new());
+        };
+        let c = v
+            .components()
+            .ok_or_else(|| Trap::bad(at, "address is not a scalar or vector"))?;
+        Ok(c.iter()
+            .map(|s| s.bits() & crate::value::mask(crate::value::bit_width(s.ty())))
+            .collect())
+    }
+
+    /// Executes the `Label` at the current position: enters the block and evaluates its phis
+    /// in parallel from the predecessor.
+    pub(crate) fn enter_block(&mut self, l: usize, label: SsaDef) -> Result<Flow, Trap> {
+        let frame = self.lanes[l].frames.last_mut().expect("frame");
+        frame.prev = frame.block;
+        frame.block = Some(label);
+        let pred = frame.prev;
+        let start = frame.pc + 1;
+        let ops = &self.p.funcs[&frame.func].ops;
+        let mut k = start;
+        let mut vals = Vec::new();
+        while let Some(&d) = ops.get(k) {
+            if self.p.m.op(d).opcode != OpCode::Phi {
+                break;
+            }
+            vals.push((d, self.phi_value(l, d, pred)?));
+            k += 1;
+        }
+        self.steps += vals.len() as u64;
+        for (d, v) in vals {
+            self.set(l, d, v);
+        }
+        Ok(Flow::Goto(k))
+    }
+
+    pub(crate) fn phi_value(
+        &self,
+        l: usize,
+        d: SsaDef,
+        pred: Option<SsaDef>,
+    ) -> Result<Value, Trap> {
+        let op = self.p.m.op(d);
+        let pred =
+            pred.ok_or_else(|| Trap::bad(d, "phi in a block entered without predecessor"))?;
+        for pair in op.operands.chunks(2) {
+            if pair.len() == 2 && pair[0].as_ref() == Some(pred) {
+                return match pair[1].as_ref() {
+                    Some(v) => self.get(l, d, v),
+                    None => Ok(zero_value(&op.ty)),
+                };
+            }
+        }
+        Err(Trap::bad(
+            d,
+            format!("phi has no operand for predecessor {pred}"),
+        ))
+    }
+
+    fn finish(self) -> Outputs {
+        let m = self.p.m;
+        let mut out = Outputs {
+            steps: self.steps,
+            gs_vertices: self.gs,
+            ..Outputs::default()
+        };
+        for lane in &self.lanes {
+            let mut io = BTreeMap::new();
+            for (d, v) in &lane.outputs {
+                if let Some(slot) = io_slot(m.op(*d)) {
+                    io.insert(slot, v.clone());
+                }
+            }
+            out.invocations.push(InvocationOutputs {
+                io,
+                discarded: lane.demoted,
+            });
+        }
+        crate::resources::collect_uavs(&self.mem, m, &mut out);
+        out
+    }
+}
+
+/// The I/O slot of an input or output declaration.
+pub(crate) fn io_slot(op: &irc_ir::Op) -> Option<IoSlot> {
+    match op.opcode {
+        OpCode::DclInput | OpCode::DclOutput => Some(IoSlot::Location {
+            location: op.operand_lit(1)? as u32,
+            component: op.operand_lit(2)? as u32,
+        }),
+        OpCode::DclInputBuiltIn | OpCode::DclOutputBuiltIn => {
+            Some(IoSlot::BuiltIn(op.operand_lit(1)? as u32))
+        }
+        _ => None,
+    }
+}

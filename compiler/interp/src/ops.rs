@@ -1,0 +1,708 @@
+//! The op dispatcher: one exhaustive `match` over every opcode, delegating to the per-family
+//! modules ([`crate::float`], [`crate::int`], [`crate::convert`], [`crate::resources`], …).
+
+use crate::access::{value_get, value_set};
+use crate::exec::{Flow, Interp};
+use crate::trap::{Trap, TrapKind};
+use crate::value::{effective, zero_value, Scalar, Value};
+use crate::{convert, float, int};
+use irc_ir::{OpCode, ScalarType, ShaderStage, SsaDef};
+use smallvec::SmallVec;
+
+impl Interp<'_, '_> {
+    /// Executes op `d` in lane `l`.
+    pub(crate) fn exec(&mut self, l: usize, d: SsaDef) -> Result<Flow, Trap> {
+        let m = self.p.m;
+        let op = m.op(d);
+        let unsupported = || Err(Trap::new(d, TrapKind::Unsupported(op.opcode)));
+        let v = match op.opcode {
+            // Declarations and metadata never execute; if one shows up in code it is inert.
+            OpCode::EntryPoint
+            | OpCode::Semantic
+            | OpCode::DebugName
+            | OpCode::DebugMemberName
+            | OpCode::Constant
+            | OpCode::Undef
+            | OpCode::SetCsWorkgroupSize
+            | OpCode::SetGsInstances
+            | OpCode::SetGsInputPrimitive
+            | OpCode::SetGsOutputVertices
+            | OpCode::SetGsOutputPrimitive
+            | OpCode::SetPsEarlyFragmentTest
+            | OpCode::SetPsDepthGreaterEqual
+            | OpCode::SetPsDepthLessEqual
+            | OpCode::SetTessPrimitive
+            | OpCode::SetTessDomain
+            | OpCode::SetTessControlPoints
+            | OpCode::SetFpMode
+            | OpCode::DclInput
+            | OpCode::DclInputBuiltIn
+            | OpCode::DclOutput
+            | OpCode::DclOutputBuiltIn
+            | OpCode::DclSpecConstant
+            | OpCode::DclPushData
+            | OpCode::DclSampler
+            | OpCode::DclCbv
+            | OpCode::DclSrv
+            | OpCode::DclUav
+            | OpCode::DclUavCounter
+            | OpCode::DclLds
+            | OpCode::DclScratch
+            | OpCode::DclTmp
+            | OpCode::DclParam
+            | OpCode::DclXfb
+            | OpCode::DclInputTarget => return Ok(Flow::Next),
+            OpCode::Unknown => return Err(Trap::bad(d, "op with opcode Unknown")),
+
+            // ----- functions and structured control flow -----
+            OpCode::Function => return Err(Trap::bad(d, "nested Function")),
+            OpCode::FunctionEnd => return Ok(Flow::Return(zero_value(&self.current_fn_type(l)))),
+            OpCode::FunctionCall => {
+                let f = op
+                    .operand_def(0)
+                    .ok_or_else(|| Trap::bad(d, "call without function"))?;
+                let mut args = Vec::with_capacity(op.operands.len());
+                for i in 1..op.operands.len() {
+                    args.push(self.arg(l, d, i)?);
+                }
+                return Ok(Flow::Call(f, args));
+            }
+            OpCode::Label => return self.enter_block(l, d),
+            OpCode::Branch => {
+                return op
+                    .operand_def(0)
+                    .map(Flow::Branch)
+                    .ok_or_else(|| Trap::bad(d, "branch without target"))
+            }
+            OpCode::BranchConditional => {
+                let c = self.scalar_arg(l, d, 0)?.as_bool();
+                let t = op
+                    .operand_def(if c { 1 } else { 2 })
+                    .ok_or_else(|| Trap::bad(d, "missing branch target"))?;
+                return Ok(Flow::Branch(t));
+            }
+            OpCode::Switch => {
+                let sel = self.scalar_arg(l, d, 0)?;
+                let mut target = op
+                    .operand_def(1)
+                    .ok_or_else(|| Trap::bad(d, "switch without default"))?;
+                for pair in op.operands[2..].chunks(2) {
+                    let (Some(c), Some(t)) =
+                        (pair[0].as_ref(), pair.get(1).and_then(|o| o.as_ref()))
+                    else {
+                        return Err(Trap::bad(d, "malformed switch case"));
+                    };
+                    let cv = self
+                        .get(l, d, c)?
+                        .as_scalar()
+                        .ok_or_else(|| Trap::bad(d, "case value not scalar"))?;
+                    if case_matches(sel, cv.bits()) {
+                        target = t;
+                        break;
+                    }
+                }
+                return Ok(Flow::Branch(target));
+            }
+            OpCode::Unreachable => return Err(Trap::new(d, TrapKind::Unreachable)),
+            OpCode::Return => {
+                let v = self.opt_arg(l, d, 0)?.unwrap_or(Value::Void);
+                return Ok(Flow::Return(v));
+            }
+            OpCode::Phi => {
+                let pred = self.lanes[l].frames.last().and_then(|f| f.prev);
+                self.phi_value(l, d, pred)?
+            }
+
+            // ----- scoped control flow -----
+            OpCode::ScopedIf => {
+                let c = self.scalar_arg(l, d, 1)?.as_bool();
+                if c {
+                    return Ok(Flow::Next);
+                }
+                if let Some(&e) = self.p.else_of.get(&d) {
+                    return Ok(Flow::Goto(e as usize + 1));
+                }
+                return self.goto_after(d, op.operand_def(0));
+            }
+            OpCode::ScopedElse => {
+                let i = op
+                    .operand_def(0)
+                    .ok_or_else(|| Trap::bad(d, "else without if"))?;
+                return self.goto_after(d, m.op(i).operand_def(0));
+            }
+            OpCode::ScopedEndIf | OpCode::ScopedLoop | OpCode::ScopedEndSwitch => {
+                return Ok(Flow::Next)
+            }
+            OpCode::ScopedSwitchCase | OpCode::ScopedSwitchDefault => return Ok(Flow::Next),
+            OpCode::ScopedLoopBreak | OpCode::ScopedSwitchBreak => {
+                let s = op
+                    .operand_def(0)
+                    .ok_or_else(|| Trap::bad(d, "break without construct"))?;
+                return self.goto_after(d, m.op(s).operand_def(0));
+            }
+            OpCode::ScopedLoopContinue | OpCode::ScopedEndLoop => {
+                return self.goto_after(d, op.operand_def(0));
+            }
+            OpCode::ScopedSwitch => {
+                let sel = self.scalar_arg(l, d, 1)?;
+                let cases = self.p.cases.get(&d);
+                // A matching case wins over `default` wherever the default is placed.
+                let exact = cases
+                    .into_iter()
+                    .flatten()
+                    .find(|(lit, _)| lit.is_some_and(|v| case_matches(sel, v)));
+                if let Some(&(_, p)) = exact {
+                    return Ok(Flow::Goto(p as usize + 1));
+                }
+                let default = cases.into_iter().flatten().find(|(lit, _)| lit.is_none());
+                if let Some(&(_, p)) = default {
+                    return Ok(Flow::Goto(p as usize + 1));
+                }
+                return self.goto_after(d, op.operand_def(0));
+            }
+
+            OpCode::Barrier => {
+                if self.p.stage == ShaderStage::Compute && self.lanes.len() > 1 {
+                    return Ok(Flow::Park);
+                }
+                Value::Void
+            }
+
+            // ----- conversions -----
+            OpCode::ConvertFtoF => self.map(l, d, 1, |a| Some(convert::f_to_f(a[0], rt(op))))?,
+            OpCode::ConvertFtoI => self.map(l, d, 1, |a| Some(convert::f_to_i(a[0], rt(op))))?,
+            OpCode::ConvertItoF => self.map(l, d, 1, |a| Some(convert::i_to_f(a[0], rt(op))))?,
+            OpCode::ConvertItoI => self.map(l, d, 1, |a| Some(convert::i_to_i(a[0], rt(op))))?,
+            OpCode::ConsumeAs => self.map(l, d, 1, |a| Some(convert::consume_as(a[0], rt(op))))?,
+            OpCode::ConvertF32toPackedF16 => {
+                let c = self.comps(l, d, 0)?;
+                let (a, b) = (c[0], c.get(1).copied().unwrap_or(Scalar::F32(0.0)));
+                let bits = convert::pack_f16(a, b);
+                Value::Scalar(Scalar::from_bits(rt(op), bits as u64))
+            }
+            OpCode::ConvertPackedF16toF32 => {
+                let (a, b) = convert::unpack_f16(self.scalar_arg(l, d, 0)?.bits() as u32);
+                Value::f32s(&[a, b])
+            }
+            OpCode::Cast => {
+                let src = self.arg(l, d, 0)?;
+                let mut flat = Vec::new();
+                src.flatten(&mut flat);
+                let n = op.ty.as_basic().map_or(1, |b| b.vec_size() as usize);
+                let c = convert::cast(&flat, rt(op), n)
+                    .ok_or_else(|| Trap::bad(d, "Cast between types of different size"))?;
+                Value::from_components(c.into_iter().collect())
+            }
+
+            // ----- composites -----
+            OpCode::CompositeInsert => {
+                let mut c = self.arg(l, d, 0)?;
+                let a = self.address(l, d, 1)?;
+                let v = self.arg(l, d, 2)?;
+                value_set(&mut c, &a, v).ok_or_else(|| Trap::new(d, TrapKind::OutOfBounds))?;
+                c
+            }
+            OpCode::CompositeExtract => {
+                let c = self.arg(l, d, 0)?;
+                let a = self.address(l, d, 1)?;
+                value_get(&c, &a, result_len(op))
+                    .ok_or_else(|| Trap::new(d, TrapKind::OutOfBounds))?
+            }
+            OpCode::CompositeConstruct => {
+                let mut parts = Vec::with_capacity(op.operands.len());
+                for i in 0..op.operands.len() {
+                    parts.push(self.arg(l, d, i)?);
+                }
+                if op.ty.as_basic().is_some() {
+                    let mut c = SmallVec::new();
+                    for p in &parts {
+                        c.extend(
+                            p.components()
+                                .ok_or_else(|| Trap::bad(d, "vector part is not a scalar"))?,
+                        );
+                    }
+                    Value::from_components(c)
+                } else {
+                    Value::Composite(parts)
+                }
+            }
+            OpCode::CheckSparseAccess => Value::bool(true),
+
+            // ----- variables and I/O -----
+            OpCode::ParamLoad => {
+                let p = op
+                    .operand_def(1)
+                    .ok_or_else(|| Trap::bad(d, "ParamLoad without parameter"))?;
+                let f = self.lanes[l].frames.last().expect("frame");
+                f.args
+                    .iter()
+                    .find(|(k, _)| *k == p)
+                    .map(|(_, v)| v.clone())
+                    .ok_or_else(|| Trap::bad(d, "parameter of another function"))?
+            }
+            OpCode::TmpLoad => {
+                let t = op
+                    .operand_def(0)
+                    .ok_or_else(|| Trap::bad(d, "TmpLoad without variable"))?;
+                match self.lanes[l].tmps.get(&t) {
+                    Some(v) => v.clone(),
+                    None => zero_value(m.ty(t)),
+                }
+            }
+            OpCode::TmpStore => {
+                let t = op
+                    .operand_def(0)
+                    .ok_or_else(|| Trap::bad(d, "TmpStore without variable"))?;
+                let v = self.arg(l, d, 1)?;
+                self.lanes[l].tmps.insert(t, v);
+                Value::Void
+            }
+            OpCode::InputLoad
+            | OpCode::InterpolateAtCentroid
+            | OpCode::InterpolateAtSample
+            | OpCode::InterpolateAtOffset => {
+                let dcl = op
+                    .operand_def(0)
+                    .ok_or_else(|| Trap::bad(d, "load without declaration"))?;
+                let a = self.address(l, d, 1)?;
+                let v = self.lanes[l]
+                    .inputs
+                    .get(&dcl)
+                    .ok_or_else(|| Trap::bad(d, "not an input declaration"))?;
+                match value_get(v, &a, result_len(op)) {
+                    Some(v) => v,
+                    // D3D9 constant registers: a relative index past the end reads zero.
+                    None if is_legacy_constant(m.op(dcl))
+                        && array_index_out_of_range(m.ty(dcl), &a) =>
+                    {
+                        zero_value(&op.ty)
+                    }
+                    None => return Err(Trap::new(d, TrapKind::OutOfBounds)),
+                }
+            }
+            OpCode::OutputLoad => {
+                let dcl = op
+                    .operand_def(0)
+                    .ok_or_else(|| Trap::bad(d, "load without declaration"))?;
+                let a = self.address(l, d, 1)?;
+                let v = self.lanes[l]
+                    .outputs
+                    .get(&dcl)
+                    .ok_or_else(|| Trap::bad(d, "not an output declaration"))?;
+                value_get(v, &a, result_len(op))
+                    .ok_or_else(|| Trap::new(d, TrapKind::OutOfBounds))?
+            }
+            OpCode::OutputStore => {
+                let dcl = op
+                    .operand_def(0)
+                    .ok_or_else(|| Trap::bad(d, "store without declaration"))?;
+                let a = self.address(l, d, 1)?;
+                let v = self.arg(l, d, 2)?;
+                let ty = m.ty(dcl).clone();
+                let out = self.lanes[l]
+                    .outputs
+                    .get_mut(&dcl)
+                    .ok_or_else(|| Trap::bad(d, "not an output declaration"))?;
+                let v = conform(v, &ty, &a);
+                value_set(out, &a, v).ok_or_else(|| Trap::new(d, TrapKind::OutOfBounds))?;
+                Value::Void
+            }
+            OpCode::ScratchLoad
+            | OpCode::ScratchStore
+            | OpCode::LdsLoad
+            | OpCode::LdsStore
+            | OpCode::PushDataLoad => crate::resources::local_memory(self, l, d)?,
+            OpCode::ConstantLoad => {
+                let c = self.arg(l, d, 0)?;
+                let a = self.address(l, d, 1)?;
+                let cty = op.operand_def(0).map(|c| m.ty(c).clone()).unwrap_or_default();
+                match value_get(&c, &a, result_len(op)) {
+                    Some(v) => v,
+                    // Robust like dxbc-spirv's bound checking: an out-of-range array index
+                    // reads zero.
+                    None if array_index_out_of_range(&cty, &a) => zero_value(&op.ty),
+                    None => return Err(Trap::new(d, TrapKind::OutOfBounds)),
+                }
+            }
+            OpCode::DescriptorLoad => crate::resources::descriptor_load(self, l, d)?,
+            OpCode::BufferLoad
+            | OpCode::BufferStore
+            | OpCode::BufferQuerySize
+            | OpCode::BufferAtomic => crate::resources::buffer_op(self, l, d)?,
+            OpCode::LdsAtomic | OpCode::CounterAtomic | OpCode::ImageAtomic => {
+                crate::resources::atomic_op(self, l, d)?
+            }
+            OpCode::ImageLoad
+            | OpCode::ImageStore
+            | OpCode::ImageQuerySize
+            | OpCode::ImageQueryMips
+            | OpCode::ImageQuerySamples
+            | OpCode::ImageGather => crate::resources::image_op(self, l, d)?,
+            OpCode::ImageSample | OpCode::ImageComputeLod => {
+                if crate::quad::needs_quad(self, d) {
+                    return Ok(Flow::Park);
+                }
+                crate::quad::sample_op(self, l, d, None)?
+            }
+            OpCode::InputTargetLoad
+            | OpCode::MemoryLoad
+            | OpCode::MemoryStore
+            | OpCode::MemoryAtomic
+            | OpCode::Pointer => return unsupported(),
+
+            // ----- stage-specific -----
+            OpCode::EmitVertex | OpCode::EmitPrimitive => {
+                crate::resources::gs_emit(self, l, d)?;
+                Value::Void
+            }
+            OpCode::Demote => {
+                self.lanes[l].demoted = true;
+                Value::Void
+            }
+            OpCode::DerivX | OpCode::DerivY => {
+                if self.p.stage == ShaderStage::Pixel {
+                    return Ok(Flow::Park);
+                }
+                let v = self.arg(l, d, 0)?;
+                let mut flat = Vec::new();
+                v.flatten(&mut flat);
+                Value::from_components(flat.iter().map(|s| float::from_f64(0.0, s.ty())).collect())
+            }
+            OpCode::RovScopedLockBegin | OpCode::RovScopedLockEnd => Value::Void,
+
+            // ----- comparisons, logic, select -----
+            OpCode::FEq
+            | OpCode::FNe
+            | OpCode::FLt
+            | OpCode::FLe
+            | OpCode::FGt
+            | OpCode::FGe
+            | OpCode::FIsNan => self.map(l, d, op.operands.len(), |a| {
+                Some(Scalar::Bool(float::compare(
+                    op.opcode,
+                    a[0].ty(),
+                    a[0],
+                    *a.get(1).unwrap_or(&a[0]),
+                )?))
+            })?,
+            OpCode::IEq
+            | OpCode::INe
+            | OpCode::SLt
+            | OpCode::SLe
+            | OpCode::SGt
+            | OpCode::SGe
+            | OpCode::ULt
+            | OpCode::ULe
+            | OpCode::UGt
+            | OpCode::UGe => self.map(l, d, 2, |a| {
+                Some(Scalar::Bool(int::compare(
+                    op.opcode,
+                    a[0].ty(),
+                    a[0],
+                    a[1],
+                )?))
+            })?,
+            OpCode::BAnd | OpCode::BOr | OpCode::BEq | OpCode::BNe | OpCode::BNot => {
+                self.map(l, d, op.operands.len(), |a| {
+                    Some(Scalar::Bool(int::bool_op(
+                        op.opcode,
+                        a[0].as_bool(),
+                        a.get(1).is_some_and(|s| s.as_bool()),
+                    )?))
+                })?
+            }
+            OpCode::Select => {
+                let c = self.arg(l, d, 0)?;
+                let (t, f) = (self.arg(l, d, 1)?, self.arg(l, d, 2)?);
+                match c {
+                    Value::Scalar(c) => {
+                        if c.as_bool() {
+                            t
+                        } else {
+                            f
+                        }
+                    }
+                    _ => self.map(l, d, 3, |a| Some(if a[0].as_bool() { a[1] } else { a[2] }))?,
+                }
+            }
+
+            // ----- float arithmetic -----
+            OpCode::FAbs
+            | OpCode::FNeg
+            | OpCode::FAdd
+            | OpCode::FSub
+            | OpCode::FMul
+            | OpCode::FMulLegacy
+            | OpCode::FMad
+            | OpCode::FMadLegacy
+            | OpCode::FDiv
+            | OpCode::FRcp
+            | OpCode::FSqrt
+            | OpCode::FRsq
+            | OpCode::FExp2
+            | OpCode::FLog2
+            | OpCode::FFract
+            | OpCode::FMin
+            | OpCode::FMax
+            | OpCode::FClamp
+            | OpCode::FSin
+            | OpCode::FCos
+            | OpCode::FPow
+            | OpCode::FPowLegacy
+            | OpCode::FSgn
+            | OpCode::FLog2Legacy => {
+                let n = op.first_literal().min(op.operands.len());
+                if self.cfg.fold_zero_products
+                    && matches!(op.opcode, OpCode::FMul | OpCode::FMad)
+                    && !op.flags.contains(irc_ir::OpFlags::PRECISE)
+                    && !self.p.precise_types.contains(&rt(op))
+                {
+                    self.map(l, d, n, |a| {
+                        let is_zero = |s: &Scalar| float::to_f64(*s, rt(op)) == 0.0;
+                        if a.len() >= 2 && (is_zero(&a[0]) || is_zero(&a[1])) {
+                            Some(match a.get(2) {
+                                Some(&c) => c,
+                                None => Scalar::zero(rt(op)),
+                            })
+                        } else {
+                            float::float_op(op.opcode, rt(op), a, 0)
+                        }
+                    })?
+                } else {
+                    self.map(l, d, n, |a| float::float_op(op.opcode, rt(op), a, 0))?
+                }
+            }
+            OpCode::FRound => {
+                let mode = op.operand_lit(1).unwrap_or(2);
+                self.map(l, d, 1, |a| float::float_op(op.opcode, rt(op), a, mode))?
+            }
+            OpCode::FDot | OpCode::FDotLegacy | OpCode::FDotAdd | OpCode::FDotAddLegacy => {
+                let a = self.comps(l, d, 0)?;
+                let b = self.comps(l, d, 1)?;
+                let c = if op.operands.len() > 2 {
+                    Some(self.scalar_arg(l, d, 2)?)
+                } else {
+                    None
+                };
+                if a.len() != b.len() {
+                    return Err(Trap::bad(d, "dot product of vectors of different sizes"));
+                }
+                Value::Scalar(float::dot(op.opcode, rt(op), &a, &b, c))
+            }
+
+            // ----- integer arithmetic and bits -----
+            OpCode::IAnd
+            | OpCode::IOr
+            | OpCode::IXor
+            | OpCode::INot
+            | OpCode::IBitInsert
+            | OpCode::UBitExtract
+            | OpCode::SBitExtract
+            | OpCode::IShl
+            | OpCode::SShr
+            | OpCode::UShr
+            | OpCode::IBitCount
+            | OpCode::IBitReverse
+            | OpCode::IFindLsb
+            | OpCode::SFindMsb
+            | OpCode::UFindMsb
+            | OpCode::IAdd
+            | OpCode::ISub
+            | OpCode::IAbs
+            | OpCode::INeg
+            | OpCode::IMul
+            | OpCode::UDiv
+            | OpCode::UMod
+            | OpCode::SMin
+            | OpCode::SMax
+            | OpCode::SClamp
+            | OpCode::UMin
+            | OpCode::UMax
+            | OpCode::UClamp
+            | OpCode::UMSad => {
+                let n = op.operands.len();
+                if rt(op) == ScalarType::Bool {
+                    // Bitwise ops on bool behave as logical ops.
+                    self.map(l, d, n, |a| {
+                        let x = |i: usize| a.get(i).is_some_and(|s| s.as_bool());
+                        Some(Scalar::Bool(match op.opcode {
+                            OpCode::IAnd => x(0) && x(1),
+                            OpCode::IOr => x(0) || x(1),
+                            OpCode::IXor => x(0) != x(1),
+                            OpCode::INot => !x(0),
+                            _ => return None,
+                        }))
+                    })?
+                } else {
+                    self.map(l, d, n, |a| int::int_op(op.opcode, rt(op), a))?
+                }
+            }
+            OpCode::IAddCarry
+            | OpCode::ISubBorrow
+            | OpCode::SMulExtended
+            | OpCode::UMulExtended => {
+                let (a, b) = (self.scalar_arg(l, d, 0)?, self.scalar_arg(l, d, 1)?);
+                let (lo, hi) =
+                    int::extended(op.opcode, a, b).ok_or_else(|| Trap::bad(d, "extended op"))?;
+                let t = rt(op);
+                Value::Vector(smallvec::smallvec![
+                    Scalar::from_bits(t, lo as u64),
+                    Scalar::from_bits(t, hi as u64)
+                ])
+            }
+            OpCode::MinValue | OpCode::MaxValue => {
+                let t = effective(rt(op));
+                let max = op.opcode == OpCode::MaxValue;
+                let s = if t.is_float() {
+                    let v = float::max_finite(t);
+                    float::from_f64(if max { v } else { -v }, t)
+                } else if t.is_signed_int() {
+                    let w = crate::value::bit_width(t);
+                    let v = if max {
+                        crate::value::mask(w - 1)
+                    } else {
+                        1u64 << (w - 1)
+                    };
+                    Scalar::from_bits(t, v)
+                } else {
+                    Scalar::from_bits(t, if max { u64::MAX } else { 0 })
+                };
+                Value::Scalar(s)
+            }
+            OpCode::Drain => match op.operand_def(0) {
+                Some(a) if op.has_result() => self.get(l, d, a)?,
+                _ => Value::Void,
+            },
+        };
+        if op.has_result() {
+            self.set(l, d, v);
+        }
+        Ok(Flow::Next)
+    }
+
+    fn current_fn_type(&self, l: usize) -> irc_ir::Type {
+        let f = self.lanes[l].frames.last().expect("frame").func;
+        self.p.m.ty(f).clone()
+    }
+
+    /// Jumps to the op after `target` (the end op of a scoped construct).
+    fn goto_after(&self, at: SsaDef, target: Option<SsaDef>) -> Result<Flow, Trap> {
+        let t = target.ok_or_else(|| Trap::bad(at, "scoped construct without end"))?;
+        let p = self.p.pos_in_same_fn(at, t)?;
+        Ok(Flow::Goto(p as usize + 1))
+    }
+
+    /// Components of operand `i`.
+    pub(crate) fn comps(
+        &self,
+        l: usize,
+        d: SsaDef,
+        i: usize,
+    ) -> Result<SmallVec<[Scalar; 4]>, Trap> {
+        self.arg(l, d, i)?
+            .components()
+            .ok_or_else(|| Trap::bad(d, format!("operand {i} is not a scalar or vector")))
+    }
+
+    /// Applies `f` per component to the first `n` operands; scalar operands broadcast.
+    fn map(
+        &self,
+        l: usize,
+        d: SsaDef,
+        n: usize,
+        f: impl Fn(&[Scalar]) -> Option<Scalar>,
+    ) -> Result<Value, Trap> {
+        let mut args: SmallVec<[SmallVec<[Scalar; 4]>; 4]> = SmallVec::new();
+        for i in 0..n {
+            args.push(self.comps(l, d, i)?);
+        }
+        let len = self
+            .p
+            .m
+            .op(d)
+            .ty
+            .as_basic()
+            .map_or(1, |b| b.vec_size() as usize);
+        let mut out = SmallVec::new();
+        for k in 0..len {
+            let mut a: SmallVec<[Scalar; 4]> = SmallVec::new();
+            for c in &args {
+                a.push(match c.len() {
+                    1 => c[0],
+                    n if k < n => c[k],
+                    _ => return Err(Trap::bad(d, "operand has fewer components than the result")),
+                });
+            }
+            out.push(f(&a).ok_or_else(|| Trap::bad(d, "op does not apply to these operands"))?);
+        }
+        Ok(Value::from_components(out))
+    }
+}
+
+/// The scalar type of an op's result (for composites: of its first member).
+pub(crate) fn rt(op: &irc_ir::Op) -> ScalarType {
+    op.ty
+        .members()
+        .first()
+        .map_or(ScalarType::Void, |b| b.scalar_type())
+}
+
+/// Number of components of the result (1 for non-vectors).
+pub(crate) fn result_len(op: &irc_ir::Op) -> usize {
+    op.ty.as_basic().map_or(1, |b| b.vec_size() as usize)
+}
+
+/// True if a switch selector matches a case value (compared at the selector's width).
+fn case_matches(sel: Scalar, v: u64) -> bool {
+    let m = crate::value::mask(crate::value::bit_width(sel.ty()));
+    sel.bits() & m == v & m
+}
+
+/// Adapts a stored value to the shape of its destination when a typeless raw-IR load produced
+/// a vector for a scalar slot: keeps the leading component(s) that fit.
+fn conform(v: Value, ty: &irc_ir::Type, addr: &[u64]) -> Value {
+    let Value::Vector(c) = &v else { return v };
+    let Some(b) = ty.members().first() else {
+        return v;
+    };
+    let depth = ty.array_dims().len() + usize::from(ty.is_struct());
+    if addr.len() == depth && !ty.is_struct() {
+        return v;
+    }
+    if addr.len() > depth || b.vec_size() == 1 {
+        let avail = if addr.len() > depth {
+            (b.vec_size() as u64).saturating_sub(addr[depth]) as usize
+        } else {
+            1
+        };
+        if c.len() > avail {
+            return Value::from_components(c[..avail.max(1)].iter().copied().collect());
+        }
+    }
+    v
+}
+
+/// True if one of the address components that index array dimensions (the first
+/// `min(dimensions, address length)`, outermost dimension first) is past the end of a sized
+/// dimension. Vector-component and struct-member indices do not count.
+fn array_index_out_of_range(ty: &irc_ir::Type, address: &[u64]) -> bool {
+    let dims = ty.array_dims();
+    address
+        .iter()
+        .zip(dims.iter().rev())
+        .any(|(&i, &n)| n != 0 && i >= u64::from(n))
+}
+
+/// True for `DclInputBuiltIn` of the D3D9 constant registers (`LegacyConstBool/Int/Float`).
+fn is_legacy_constant(dcl: &irc_ir::Op) -> bool {
+    dcl.opcode == OpCode::DclInputBuiltIn
+        && dcl.operand_lit(1).is_some_and(|b| {
+            [
+                irc_ir::BuiltIn::LegacyConstBool,
+                irc_ir::BuiltIn::LegacyConstInt,
+                irc_ir::BuiltIn::LegacyConstFloat,
+            ]
+            .iter()
+            .any(|k| b == k.to_u64())
+        })
+}

@@ -1,0 +1,251 @@
+//! Functions, blocks and the control-flow graph of structured code.
+//!
+//! A *function* is the range of code ops from a `Function` op up to its `FunctionEnd`
+//! ([`functions`]). In structured code a function body is a sequence of *blocks*: a block starts
+//! at a `Label` and ends at its first terminator (`Branch`, `BranchConditional`, `Switch`,
+//! `Return`, `Unreachable`). [`Cfg::build`] splits one function into blocks, numbers them
+//! [`Block`]s in program order (the first block is the entry), and derives successors from the
+//! terminators' label operands and predecessors from those. Successor and predecessor lists hold
+//! each block once, even when several edges connect the same pair (a `Switch` with several cases
+//! to one label, a `BranchConditional` with equal targets): this is the notion of predecessor
+//! that `Phi` operands follow.
+//!
+//! The builder is total: on malformed code (ops before the first `Label` or after a terminator,
+//! a block without terminator, branch targets that are not labels of the function) it still
+//! produces a CFG and records the irregularities ([`Cfg::stray_ops`], a `None` terminator, targets
+//! ignored), leaving the verdict to the verifier. Raw (scoped) functions have no `Label`s and give
+//! a CFG with no blocks.
+
+use crate::entities::SsaDef;
+use crate::enums::Construct;
+use crate::module::Module;
+use crate::opcode::OpCode;
+use cranelift_entity::{entity_impl, PrimaryMap};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// A basic block of one function's [`Cfg`], numbered in program order from 0 (the entry).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Block(u32);
+entity_impl!(Block, "block");
+
+/// The code range of one function: its `Function` op and its `FunctionEnd` (if present before
+/// the next `Function` or the end of the code).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FunctionRange {
+    pub function: SsaDef,
+    pub end: Option<SsaDef>,
+}
+
+impl FunctionRange {
+    /// The ops strictly between `Function` and `FunctionEnd` (or the next `Function`).
+    pub fn body<'m>(&self, m: &'m Module) -> impl Iterator<Item = SsaDef> + 'm {
+        let end = self.end;
+        m.iter_from(self.function)
+            .skip(1)
+            .take_while(move |&d| Some(d) != end && m.opcode(d) != OpCode::Function)
+    }
+}
+
+/// Every function of the module in program order. A `FunctionEnd` with no open function is not
+/// part of any range.
+pub fn functions(m: &Module) -> Vec<FunctionRange> {
+    let mut out: Vec<FunctionRange> = Vec::new();
+    let mut open = false;
+    for d in m.code() {
+        match m.opcode(d) {
+            OpCode::Function => {
+                out.push(FunctionRange {
+                    function: d,
+                    end: None,
+                });
+                open = true;
+            }
+            OpCode::FunctionEnd if open => {
+                if let Some(f) = out.last_mut() {
+                    f.end = Some(d);
+                }
+                open = false;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The `Function` op whose range contains `d` (or `d` itself if it is a `Function`).
+pub fn function_of(m: &Module, d: SsaDef) -> Option<SsaDef> {
+    let mut cur = Some(d);
+    while let Some(c) = cur {
+        match m.opcode(c) {
+            OpCode::Function => return Some(c),
+            OpCode::FunctionEnd if c != d => return None,
+            _ => {}
+        }
+        cur = m.prev(c);
+    }
+    None
+}
+
+/// What one block holds.
+#[derive(Clone, Debug)]
+pub struct BlockData {
+    /// The `Label` that opens the block.
+    pub label: SsaDef,
+    /// The terminator, or `None` if the block runs into the next `Label` or the function end.
+    pub terminator: Option<SsaDef>,
+    /// Every op of the block in order, the label and terminator included.
+    pub ops: Vec<SsaDef>,
+    /// Distinct successor blocks in operand order of the terminator.
+    pub succs: SmallVec<[Block; 2]>,
+    /// Distinct predecessor blocks in program order.
+    pub preds: SmallVec<[Block; 2]>,
+}
+
+/// The control-flow graph of one function.
+#[derive(Clone, Debug)]
+pub struct Cfg {
+    function: FunctionRange,
+    blocks: PrimaryMap<Block, BlockData>,
+    by_label: FxHashMap<SsaDef, Block>,
+    block_of: FxHashMap<SsaDef, Block>,
+    stray: Vec<SsaDef>,
+}
+
+impl Cfg {
+    /// Splits the function `f` into blocks and connects them.
+    pub fn build(m: &Module, f: FunctionRange) -> Cfg {
+        let mut cfg = Cfg {
+            function: f,
+            blocks: PrimaryMap::new(),
+            by_label: FxHashMap::default(),
+            block_of: FxHashMap::default(),
+            stray: Vec::new(),
+        };
+        let mut cur: Option<Block> = None;
+        for d in f.body(m) {
+            let opcode = m.opcode(d);
+            if opcode == OpCode::Label {
+                let b = cfg.blocks.push(BlockData {
+                    label: d,
+                    terminator: None,
+                    ops: vec![d],
+                    succs: SmallVec::new(),
+                    preds: SmallVec::new(),
+                });
+                cfg.by_label.insert(d, b);
+                cfg.block_of.insert(d, b);
+                cur = Some(b);
+                continue;
+            }
+            match cur {
+                Some(b) => {
+                    cfg.blocks[b].ops.push(d);
+                    cfg.block_of.insert(d, b);
+                    if opcode.is_terminator() {
+                        cfg.blocks[b].terminator = Some(d);
+                        cur = None;
+                    }
+                }
+                None => cfg.stray.push(d),
+            }
+        }
+        let keys: Vec<Block> = cfg.blocks.keys().collect();
+        for b in keys {
+            let Some(t) = cfg.blocks[b].terminator else {
+                continue;
+            };
+            let mut succs: SmallVec<[Block; 2]> = SmallVec::new();
+            for target in branch_targets(m, t) {
+                if let Some(&s) = cfg.by_label.get(&target) {
+                    if !succs.contains(&s) {
+                        succs.push(s);
+                    }
+                }
+            }
+            for &s in &succs {
+                cfg.blocks[s].preds.push(b);
+            }
+            cfg.blocks[b].succs = succs;
+        }
+        cfg
+    }
+
+    /// The function this CFG describes.
+    pub fn function(&self) -> FunctionRange {
+        self.function
+    }
+    /// The entry block (the first one), if the function has any block.
+    pub fn entry(&self) -> Option<Block> {
+        (!self.blocks.is_empty()).then(|| Block::from_u32(0))
+    }
+    /// Number of blocks.
+    pub fn len(&self) -> usize {
+        self.blocks.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+    /// The blocks in program order.
+    pub fn blocks(&self) -> impl Iterator<Item = Block> + '_ {
+        self.blocks.keys()
+    }
+    /// The data of a block.
+    pub fn block(&self, b: Block) -> &BlockData {
+        &self.blocks[b]
+    }
+    /// The `Label` of a block.
+    pub fn label(&self, b: Block) -> SsaDef {
+        self.blocks[b].label
+    }
+    /// Distinct successors of a block.
+    pub fn succs(&self, b: Block) -> &[Block] {
+        &self.blocks[b].succs
+    }
+    /// Distinct predecessors of a block.
+    pub fn preds(&self, b: Block) -> &[Block] {
+        &self.blocks[b].preds
+    }
+    /// The block a `Label` opens, if it is a label of this function.
+    pub fn block_of_label(&self, label: SsaDef) -> Option<Block> {
+        self.by_label.get(&label).copied()
+    }
+    /// The block containing op `d`, if `d` is inside a block of this function.
+    pub fn block_of(&self, d: SsaDef) -> Option<Block> {
+        self.block_of.get(&d).copied()
+    }
+    /// Ops of the function body that belong to no block: before the first `Label` or between a
+    /// terminator and the next `Label`. Empty for well-formed structured code.
+    pub fn stray_ops(&self) -> &[SsaDef] {
+        &self.stray
+    }
+}
+
+/// The label operands of a terminator (or any branch-like op), in operand order.
+pub fn branch_targets(m: &Module, t: SsaDef) -> SmallVec<[SsaDef; 2]> {
+    let op = m.op(t);
+    let refs = |idx: &mut dyn Iterator<Item = usize>| -> SmallVec<[SsaDef; 2]> {
+        idx.filter_map(|i| op.operand_def(i)).collect()
+    };
+    match op.opcode {
+        OpCode::Branch => refs(&mut (0..1)),
+        OpCode::BranchConditional => refs(&mut (1..3)),
+        OpCode::Switch => refs(&mut (1..2).chain((3..op.operands.len()).step_by(2))),
+        _ => SmallVec::new(),
+    }
+}
+
+/// The structured construct a `Label` declares: its kind with merge and continue labels (as far
+/// as present). `None` if `label` is not a `Label` or its construct literal is invalid.
+pub fn construct(m: &Module, label: SsaDef) -> Option<(Construct, Option<SsaDef>, Option<SsaDef>)> {
+    let op = m.op(label);
+    if op.opcode != OpCode::Label {
+        return None;
+    }
+    let kind = Construct::from_u64(op.operands.last()?.as_lit()?)?;
+    Some(
+        (kind, op.operand_def(0).filter(|_| op.operands.len() > 1), {
+            op.operand_def(1).filter(|_| op.operands.len() > 2)
+        }),
+    )
+}

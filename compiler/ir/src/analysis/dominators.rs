@@ -1,0 +1,137 @@
+//! The dominator tree of one function's [`Cfg`].
+//!
+//! Immediate dominators come from petgraph's `simple_fast` (Cooper, Harvey and Kennedy, "A
+//! Simple, Fast Dominance Algorithm"), run on a graph whose nodes are the blocks and whose edges
+//! are the CFG edges, rooted at the entry block. The tree is then numbered by one iterative
+//! depth-first walk (pre- and post-order), so that [`DomTree::dominates`] is two comparisons.
+//!
+//! Unreachable blocks (not reachable from the entry) are not part of the tree. Following LLVM's
+//! convention, every block dominates an unreachable block, and an unreachable block dominates
+//! only itself; use [`DomTree::is_reachable`] to tell them apart.
+
+use super::cfg::{Block, Cfg};
+use crate::entities::SsaDef;
+use crate::module::Module;
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{EntityRef, SecondaryMap};
+use petgraph::algo::dominators::simple_fast;
+use petgraph::graph::{DiGraph, NodeIndex};
+
+/// Dominator tree of one function.
+#[derive(Clone, Debug, Default)]
+pub struct DomTree {
+    idom: SecondaryMap<Block, PackedOption<Block>>,
+    children: SecondaryMap<Block, Vec<Block>>,
+    reachable: SecondaryMap<Block, bool>,
+    pre: SecondaryMap<Block, u32>,
+    post: SecondaryMap<Block, u32>,
+    rpo: Vec<Block>,
+}
+
+impl DomTree {
+    /// Computes the dominator tree of `cfg`. An empty CFG gives an empty tree.
+    pub fn compute(cfg: &Cfg) -> DomTree {
+        let mut t = DomTree::default();
+        let Some(entry) = cfg.entry() else { return t };
+        let mut g: DiGraph<(), (), u32> = DiGraph::with_capacity(cfg.len(), cfg.len() * 2);
+        for _ in cfg.blocks() {
+            g.add_node(());
+        }
+        for b in cfg.blocks() {
+            for &s in cfg.succs(b) {
+                g.add_edge(NodeIndex::new(b.index()), NodeIndex::new(s.index()), ());
+            }
+        }
+        let doms = simple_fast(&g, NodeIndex::new(entry.index()));
+        for b in cfg.blocks() {
+            let n = NodeIndex::new(b.index());
+            if b == entry {
+                t.reachable[b] = true;
+            } else if let Some(i) = doms.immediate_dominator(n) {
+                let i = Block::new(i.index());
+                t.reachable[b] = true;
+                t.idom[b] = i.into();
+                t.children[i].push(b);
+            }
+        }
+        // Pre/post numbering of the tree, and a reverse post-order of the CFG.
+        let mut counter = 0u32;
+        let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
+        t.pre[entry] = counter;
+        counter += 1;
+        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+            if let Some(&c) = t.children[b].get(*i) {
+                *i += 1;
+                t.pre[c] = counter;
+                counter += 1;
+                stack.push((c, 0));
+            } else {
+                t.post[b] = counter;
+                counter += 1;
+                stack.pop();
+            }
+        }
+        t.rpo = reverse_post_order(cfg, entry);
+        t
+    }
+
+    /// True if `b` is reachable from the entry block.
+    pub fn is_reachable(&self, b: Block) -> bool {
+        self.reachable[b]
+    }
+    /// The immediate dominator of `b` (`None` for the entry and unreachable blocks).
+    pub fn idom(&self, b: Block) -> Option<Block> {
+        self.idom[b].expand()
+    }
+    /// The blocks `b` immediately dominates.
+    pub fn children(&self, b: Block) -> &[Block] {
+        &self.children[b]
+    }
+    /// True if `a` dominates `b` (reflexive). See the module docs for unreachable blocks.
+    pub fn dominates(&self, a: Block, b: Block) -> bool {
+        if a == b || !self.reachable[b] {
+            return true;
+        }
+        self.reachable[a] && self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
+    }
+    /// True if `a` strictly dominates `b`.
+    pub fn strictly_dominates(&self, a: Block, b: Block) -> bool {
+        a != b && self.dominates(a, b)
+    }
+    /// Reachable blocks in reverse post-order of the CFG (a definition-before-use order for
+    /// forward data-flow problems).
+    pub fn reverse_post_order(&self) -> &[Block] {
+        &self.rpo
+    }
+
+    /// True if op `a` dominates op `b` (reflexive): in the same block `a` must not come after
+    /// `b`, otherwise `a`'s block must dominate `b`'s. `false` if either op is in no block.
+    pub fn op_dominates(&self, m: &Module, cfg: &Cfg, a: SsaDef, b: SsaDef) -> bool {
+        match (cfg.block_of(a), cfg.block_of(b)) {
+            (Some(ba), Some(bb)) if ba == bb => a == b || m.precedes(a, b),
+            (Some(ba), Some(bb)) => self.dominates(ba, bb),
+            _ => false,
+        }
+    }
+}
+
+fn reverse_post_order(cfg: &Cfg, entry: Block) -> Vec<Block> {
+    let mut seen: SecondaryMap<Block, bool> = SecondaryMap::new();
+    let mut post = Vec::with_capacity(cfg.len());
+    let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
+    seen[entry] = true;
+    while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+        if let Some(&s) = cfg.succs(b).get(*i) {
+            *i += 1;
+            if !seen[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}

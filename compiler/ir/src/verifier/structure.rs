@@ -1,0 +1,109 @@
+//! Module structure: declarations before code, exactly one `EntryPoint`, every code op inside a
+//! `Function … FunctionEnd` range (functions do not nest), parameter loads naming a parameter of
+//! the function they are in, and calls passing one argument per parameter.
+
+use super::Ctx;
+use crate::analysis::function_of;
+use crate::opcode::OpCode;
+
+pub(super) fn check(cx: &mut Ctx<'_>) {
+    let m = cx.m;
+    // Declarations first: the module keeps two sections, so this holds by construction; check
+    // anyway in case a future storage change breaks it.
+    for d in m.declarations() {
+        if !m.opcode(d).is_declarative() {
+            cx.err(
+                d,
+                format!(
+                    "{} is not a declaration but sits among the declarations",
+                    m.opcode(d)
+                ),
+            );
+        }
+    }
+    for d in m.code() {
+        if m.opcode(d).is_declarative() {
+            cx.err(d, format!("declaration {} placed after code", m.opcode(d)));
+        }
+    }
+
+    let entry_points: Vec<_> = m
+        .declarations()
+        .filter(|&d| m.opcode(d) == OpCode::EntryPoint)
+        .collect();
+    match entry_points.len() {
+        0 => cx.err(None, "module has no EntryPoint"),
+        1 => {}
+        _ => {
+            for &e in &entry_points[1..] {
+                cx.err(
+                    e,
+                    format!("second EntryPoint (the first is {})", entry_points[0]),
+                );
+            }
+        }
+    }
+
+    // Function ranges.
+    let mut open: Option<crate::SsaDef> = None;
+    for d in m.code() {
+        match m.opcode(d) {
+            OpCode::Function => {
+                if let Some(f) = open {
+                    cx.err(
+                        d,
+                        format!("Function inside function {f} (missing FunctionEnd)"),
+                    );
+                }
+                open = Some(d);
+            }
+            OpCode::FunctionEnd => {
+                if open.is_none() {
+                    cx.err(d, "FunctionEnd without a Function");
+                }
+                open = None;
+            }
+            o => {
+                if open.is_none() {
+                    cx.err(d, format!("{o} outside of any function"));
+                }
+            }
+        }
+    }
+    if let Some(f) = open {
+        cx.err(f, "function has no FunctionEnd");
+    }
+
+    // Parameter loads and calls.
+    for d in m.code() {
+        if cx.bad.contains(&d) {
+            continue;
+        }
+        let op = m.op(d);
+        match op.opcode {
+            OpCode::ParamLoad => {
+                let (Some(f), Some(p)) = (op.operand_def(0), op.operand_def(1)) else {
+                    continue;
+                };
+                if function_of(m, d) != Some(f) {
+                    cx.err(
+                        d,
+                        format!("ParamLoad names function {f}, but is not inside it"),
+                    );
+                }
+                if !m.op(f).ref_defs().any(|x| x == p) {
+                    cx.err(d, format!("{p} is not a parameter of function {f}"));
+                }
+            }
+            OpCode::FunctionCall => {
+                let Some(f) = op.operand_def(0) else { continue };
+                let params = m.op(f).operands.len();
+                let args = op.operands.len() - 1;
+                if params != args {
+                    cx.err(d, format!("call of {f} passes {args} arguments, the function has {params} parameters"));
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! Type rules of memory and composite access: loads and stores through an address into a
+//! declaration, pointer or buffer, descriptor loads, and composite extract/insert/construct.
+
+use super::access::{addressed_type, descriptor_decl};
+use super::{compat, int, scalar_compat, Rules};
+use crate::flags::OpFlags;
+use crate::opcode::OpCode;
+use crate::types::{ScalarType, Type};
+
+impl Rules<'_, '_> {
+    pub(super) fn want_descriptor(&mut self, i: usize) {
+        if let Some(t) = self.arg_ty(i) {
+            if !t
+                .as_basic()
+                .is_some_and(|b| b.scalar_type().is_descriptor())
+            {
+                self.err(format!(
+                    "operand {i} of {} must be a descriptor, found {t}",
+                    self.opcode()
+                ));
+            }
+        }
+    }
+
+    pub(super) fn descriptor_load(&mut self) {
+        use OpCode as O;
+        let m = self.cx.m;
+        let Some(decl) = self.arg(0) else { return };
+        let want = match m.opcode(decl) {
+            O::DclSampler => ScalarType::Sampler,
+            O::DclCbv => ScalarType::Cbv,
+            O::DclSrv => ScalarType::Srv,
+            O::DclUav => ScalarType::Uav,
+            O::DclUavCounter => ScalarType::UavCounter,
+            _ => ScalarType::InputTarget,
+        };
+        self.want_result_is(&Type::scalar(want));
+        self.want_arg(1, int, "an integer");
+    }
+
+    /// Loads and stores addressing into a declaration or pointer (operand 0).
+    pub(super) fn load_store(&mut self, value: Option<usize>) {
+        let m = self.cx.m;
+        let Some(base) = self.arg(0) else { return };
+        let base_ty = m.ty(base).clone();
+        self.access(&base_ty, value, false);
+    }
+
+    pub(super) fn buffer_access(&mut self, value: Option<usize>) {
+        self.want_descriptor(0);
+        let Some(decl) = self.arg(0).and_then(|d| descriptor_decl(self.cx.m, d)) else {
+            return;
+        };
+        let base_ty = self.cx.m.ty(decl).clone();
+        // Typed buffers are indexed by element and return vec4s; only arrays are checked.
+        if base_ty.is_array() {
+            self.access(&base_ty, value, true);
+        }
+    }
+
+    fn access(&mut self, base: &Type, value: Option<usize>, vector_ok: bool) {
+        let m = self.cx.m;
+        let addr = self.arg(1);
+        let target = match addressed_type(m, base, addr) {
+            Ok(Some(t)) => t,
+            Ok(None) => return,
+            Err(e) => return self.err(e),
+        };
+        let (actual, what) = match value {
+            Some(i) => match self.arg_ty(i) {
+                Some(t) => (t, "stored value"),
+                None => return,
+            },
+            None => (self.result(), "result"),
+        };
+        let sparse = m.op(self.d).flags.contains(OpFlags::SPARSE_FEEDBACK);
+        let actual = if sparse && value.is_none() {
+            match actual.members() {
+                [_, data] if actual.array_dims().is_empty() => Type::basic(*data),
+                _ => {
+                    return self.err(format!(
+                        "sparse-feedback {} must return {{u32, value}}",
+                        self.opcode()
+                    ))
+                }
+            }
+        } else {
+            actual
+        };
+        if compat(&actual, &target) {
+            return;
+        }
+        // A widened TmpLoad (see `widened_tmp_load`) really holds its temporary's type.
+        if let Some(v) = value.and_then(|i| self.arg(i)) {
+            let vop = m.op(v);
+            if vop.opcode == OpCode::TmpLoad {
+                if let Some(tmp) = vop.operand_def(0).filter(|&t| m.is_live(t)) {
+                    if compat(m.ty(tmp), &target) {
+                        return;
+                    }
+                }
+            }
+        }
+        let consecutive = vector_ok
+            && matches!((actual.as_basic(), target.as_scalar()), (Some(a), Some(s)) if scalar_compat(a.scalar_type(), s));
+        if !consecutive {
+            self.err(format!(
+                "{} {what} has type {actual}, the addressed type is {target}",
+                self.opcode()
+            ));
+        }
+    }
+
+    pub(super) fn composite_access(&mut self) {
+        let m = self.cx.m;
+        let insert = self.opcode() == OpCode::CompositeInsert;
+        let (Some(c), Some(addr)) = (self.arg_ty(0), self.arg(1)) else {
+            return;
+        };
+        let target = match addressed_type(m, &c, Some(addr)) {
+            Ok(Some(t)) => t,
+            Ok(None) => return,
+            Err(e) => return self.err(e),
+        };
+        if insert {
+            self.want_result_is(&c);
+            self.want_arg_is(2, &target, " (the addressed type)");
+        } else {
+            self.want_result_is(&target);
+        }
+    }
+
+    pub(super) fn composite_construct(&mut self) {
+        let t = self.result();
+        let n = self.nargs();
+        let members: Vec<Type> = if let Some(elem) = t.element_type() {
+            let count = t.array_dims().last().copied().unwrap_or(0) as usize;
+            vec![elem; count]
+        } else if t.is_struct() {
+            t.members().iter().map(|&b| Type::basic(b)).collect()
+        } else if let Some(b) = t.as_basic().filter(|b| b.is_vector()) {
+            vec![Type::scalar(b.scalar_type()); b.vec_size() as usize]
+        } else {
+            return self.err(format!(
+                "CompositeConstruct must build a vector, struct or array, not {t}"
+            ));
+        };
+        if members.len() != n {
+            return self.err(format!(
+                "CompositeConstruct of {t} needs {} members, found {n}",
+                members.len()
+            ));
+        }
+        for (i, mt) in members.iter().enumerate() {
+            self.want_arg_is(i, mt, " (the member type)");
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! The pass manager: runs passes one by one with a tracing span and a timing each, verifies the
+//! module after every pass when asked (always in debug and test builds), and prints the module
+//! after the passes the user names. Pipelines are plain straight-line code calling
+//! [`PassManager::run`] (see [`crate::pipelines`]); the [`crate::registry`] lets any pass run
+//! alone (`irc opt FILE --passes a,b`).
+
+use crate::registry::PassInfo;
+use crate::PassError;
+use irc_ir::{text, verifier, Module};
+use std::time::{Duration, Instant};
+
+/// Which passes to print the module after.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum PrintAfter {
+    #[default]
+    None,
+    All,
+    Passes(Vec<String>),
+}
+
+impl PrintAfter {
+    fn wants(&self, name: &str) -> bool {
+        match self {
+            PrintAfter::None => false,
+            PrintAfter::All => true,
+            PrintAfter::Passes(v) => v.iter().any(|p| p == name),
+        }
+    }
+}
+
+/// Options of a pass-manager run.
+#[derive(Clone, Debug)]
+pub struct ManagerOptions {
+    /// Run the verifier after every pass.
+    pub verify: bool,
+    pub print_after: PrintAfter,
+}
+
+impl Default for ManagerOptions {
+    fn default() -> Self {
+        ManagerOptions {
+            verify: cfg!(debug_assertions),
+            print_after: PrintAfter::None,
+        }
+    }
+}
+
+/// Time spent in one pass (summed over its runs).
+#[derive(Clone, Debug)]
+pub struct Timing {
+    pub pass: &'static str,
+    pub runs: u32,
+    pub time: Duration,
+}
+
+/// Runs passes over a module.
+#[derive(Debug, Default)]
+pub struct PassManager {
+    pub options: ManagerOptions,
+    timings: Vec<Timing>,
+    /// Text printed by `print_after`, in order.
+    printed: String,
+}
+
+impl PassManager {
+    pub fn new(options: ManagerOptions) -> Self {
+        PassManager {
+            options,
+            timings: Vec::new(),
+            printed: String::new(),
+        }
+    }
+
+    /// Runs one pass; returns whether it changed the module.
+    pub fn run(&mut self, m: &mut Module, pass: &PassInfo) -> Result<bool, PassError> {
+        let span = tracing::debug_span!("pass", name = pass.name);
+        let _enter = span.enter();
+        let start = Instant::now();
+        let changed = (pass.run)(m)?;
+        let elapsed = start.elapsed();
+        match self.timings.iter_mut().find(|t| t.pass == pass.name) {
+            Some(t) => {
+                t.runs += 1;
+                t.time += elapsed;
+            }
+            None => self.timings.push(Timing {
+                pass: pass.name,
+                runs: 1,
+                time: elapsed,
+            }),
+        }
+        if self.options.verify {
+            if let Err(errors) = verifier::verify(m) {
+                return Err(PassError::Verifier {
+                    pass: pass.name,
+                    errors: errors.to_string(),
+                });
+            }
+        }
+        if self.options.print_after.wants(pass.name) {
+            self.printed.push_str(&format!("; after {}\n", pass.name));
+            self.printed.push_str(&text::print(m));
+        }
+        Ok(changed)
+    }
+
+    /// Runs a pass by name (see [`crate::registry::find`]).
+    pub fn run_named(&mut self, m: &mut Module, name: &str) -> Result<bool, PassError> {
+        let pass =
+            crate::registry::find(name).ok_or_else(|| PassError::UnknownPass(name.into()))?;
+        self.run(m, pass)
+    }
+
+    /// Timings in order of first run.
+    pub fn timings(&self) -> &[Timing] {
+        &self.timings
+    }
+
+    /// The timing table `--time-passes` prints.
+    pub fn timing_table(&self) -> String {
+        let total: Duration = self.timings.iter().map(|t| t.time).sum();
+        let mut s = format!(
+            "{:<24} {:>6} {:>12} {:>7}\n",
+            "pass", "runs", "time (µs)", "share"
+        );
+        for t in &self.timings {
+            let share = if total.is_zero() {
+                0.0
+            } else {
+                t.time.as_secs_f64() / total.as_secs_f64()
+            };
+            s.push_str(&format!(
+                "{:<24} {:>6} {:>12.1} {:>6.1}%\n",
+                t.pass,
+                t.runs,
+                t.time.as_secs_f64() * 1e6,
+                share * 100.0
+            ));
+        }
+        s.push_str(&format!(
+            "{:<24} {:>6} {:>12.1}\n",
+            "total",
+            "",
+            total.as_secs_f64() * 1e6
+        ));
+        s
+    }
+
+    /// Takes the text printed after passes so far.
+    pub fn take_printed(&mut self) -> String {
+        std::mem::take(&mut self.printed)
+    }
+}

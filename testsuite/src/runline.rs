@@ -1,0 +1,383 @@
+//! `; run:` lines: inputs for the reference interpreter and the outputs to expect.
+//!
+//! ```text
+//! ; run: v0=(0.5,0.25,0,1) cb0=(2.0,0,0,0) => o0=(1.0,0.5,0,2.0)
+//! ; run: v0=(0,0,0,0) => discard
+//! ```
+//!
+//! Assignments (before `=>`), separated by spaces, no spaces inside a value:
+//! - `vN=VALUE` / `vN.C=VALUE`: input location N (component C, default 0), typed by its
+//!   `DclInput`; the same value is given to every invocation (all four lanes of a pixel quad).
+//! - `<BuiltIn>=VALUE` (`Position`, `IsFrontFace`, `VertexId`, …): a built-in input.
+//! - `cbN=(d0,d1,…)` / `cbN.S=(…)`: the dwords of constant buffer register N (space S, default
+//!   0); a number with a `.`, an exponent, `inf` or `nan` is an f32, a plain integer a raw dword.
+//! - `tN=(r,g,b,a)` / `tN.S=(…)`: SRV register N is a 1×1 2D image of that texel (dwords as
+//!   for `cb`), and sampler register N a default (point, wrap) sampler.
+//!
+//! Expectations (after `=>`): `oN=VALUE` / `oN.C=VALUE` / `<BuiltIn>=VALUE` for outputs (typed
+//! by their declaration, compared bit for bit except that any NaN matches `nan`), `discard`
+//! (every lane discarded) and `kept` (no lane discarded). Outputs are checked on every lane.
+//!
+//! Values: a scalar or a parenthesised tuple; scalars are decimal numbers, `-0.0`, `inf`,
+//! `-inf`, `nan`, `true`/`false`, or `0x…` for raw bits.
+
+use irc_interp::{
+    Binding, Image, ImageDim, InvocationInputs, IoSlot, Outputs, Resource, Sampler, Scalar,
+    ShaderInputs, Value,
+};
+use irc_ir::{BuiltIn, Module, OpCode, ScalarType, Type};
+
+/// One parsed run line.
+#[derive(Clone, Debug, Default)]
+pub struct RunLine {
+    pub assigns: Vec<(String, String)>,
+    pub expects: Vec<Expect>,
+}
+
+/// One expectation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expect {
+    Output(String, String),
+    Discard,
+    Kept,
+}
+
+impl RunLine {
+    /// Parses the text after `; run:`.
+    pub fn parse(s: &str) -> Result<RunLine, String> {
+        let (lhs, rhs) = s.split_once("=>").ok_or("a run line needs `=>`")?;
+        let mut r = RunLine::default();
+        for tok in lhs.split_whitespace() {
+            let (k, v) = tok
+                .split_once('=')
+                .ok_or_else(|| format!("`{tok}`: expected NAME=VALUE"))?;
+            r.assigns.push((k.to_string(), v.to_string()));
+        }
+        for tok in rhs.split_whitespace() {
+            r.expects.push(match tok {
+                "discard" => Expect::Discard,
+                "kept" => Expect::Kept,
+                _ => {
+                    let (k, v) = tok
+                        .split_once('=')
+                        .ok_or_else(|| format!("`{tok}`: expected NAME=VALUE"))?;
+                    Expect::Output(k.to_string(), v.to_string())
+                }
+            });
+        }
+        Ok(r)
+    }
+
+    /// The interpreter inputs this line describes for `m`.
+    pub fn inputs(&self, m: &Module) -> Result<ShaderInputs, String> {
+        let mut inv = InvocationInputs::default();
+        let mut inputs = ShaderInputs::default();
+        for (k, v) in &self.assigns {
+            if let Some(rest) = k.strip_prefix("cb") {
+                let (reg, space) = split_index(rest)?;
+                let dwords = parse_tuple(v)?
+                    .iter()
+                    .map(|s| parse_dword(s))
+                    .collect::<Result<_, _>>()?;
+                inputs.cbvs.insert(
+                    Binding {
+                        space,
+                        register: reg,
+                    },
+                    dwords,
+                );
+                continue;
+            }
+            if let Some(rest) = k
+                .strip_prefix('t')
+                .filter(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+            {
+                let (reg, space) = split_index(rest)?;
+                let texel: Vec<u32> = parse_tuple(v)?
+                    .iter()
+                    .map(|s| parse_dword(s))
+                    .collect::<Result<_, _>>()?;
+                let [r, g, b, a] = texel[..] else {
+                    return Err(format!("`{k}`: a texel has four components"));
+                };
+                let image =
+                    Image::from_fn(ImageDim::D2, (1, 1, 1, 1), 1, |_, _, _, _, _| [r, g, b, a]);
+                let binding = Binding {
+                    space,
+                    register: reg,
+                };
+                inputs.srvs.insert(binding, Resource::Image(image));
+                inputs.samplers.insert(binding, Sampler::default());
+                continue;
+            }
+            let (slot, ty) = slot_of(m, k, OpCode::DclInput, OpCode::DclInputBuiltIn)?;
+            inv.io.insert(slot, parse_value(&ty, v)?);
+        }
+        inputs.invocations = vec![inv; invocation_count(m)];
+        Ok(inputs)
+    }
+
+    /// Checks the interpreter's outputs against the expectations; returns the mismatches.
+    pub fn check(&self, m: &Module, out: &Outputs) -> Result<Vec<String>, String> {
+        let mut bad = Vec::new();
+        for e in &self.expects {
+            match e {
+                Expect::Discard | Expect::Kept => {
+                    let want = *e == Expect::Discard;
+                    for (lane, o) in out.invocations.iter().enumerate() {
+                        if o.discarded != want {
+                            bad.push(format!(
+                                "lane {lane}: discarded = {}, expected {want}",
+                                o.discarded
+                            ));
+                        }
+                    }
+                }
+                Expect::Output(k, v) => {
+                    let (slot, ty) = slot_of(m, k, OpCode::DclOutput, OpCode::DclOutputBuiltIn)?;
+                    let want = parse_value(&ty, v)?;
+                    for (lane, o) in out.invocations.iter().enumerate() {
+                        let got = o.io.get(&slot).cloned().unwrap_or(Value::Void);
+                        if !values_match(&got, &want) {
+                            bad.push(format!(
+                                "lane {lane}: {k} = {}, expected {}",
+                                show(&got),
+                                show(&want)
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(bad)
+    }
+}
+
+/// Pixel shaders run as a quad; everything else as one invocation.
+fn invocation_count(m: &Module) -> usize {
+    let pixel = m.declarations().any(|d| {
+        m.opcode(d) == OpCode::EntryPoint
+            && m.op(d).operands.last().and_then(|o| o.as_lit())
+                == Some(irc_ir::ShaderStage::Pixel.0 as u64)
+    });
+    if pixel {
+        4
+    } else {
+        1
+    }
+}
+
+fn split_index(s: &str) -> Result<(u32, u32), String> {
+    let (a, b) = s.split_once('.').unwrap_or((s, "0"));
+    let p = |x: &str| x.parse::<u32>().map_err(|_| format!("bad index `{s}`"));
+    Ok((p(a)?, p(b)?))
+}
+
+/// The slot and declared type named by `vN[.C]`, `oN[.C]` or a built-in name.
+fn slot_of(
+    m: &Module,
+    name: &str,
+    loc_op: OpCode,
+    builtin_op: OpCode,
+) -> Result<(IoSlot, Type), String> {
+    let prefix = if loc_op == OpCode::DclInput { 'v' } else { 'o' };
+    let located = name
+        .strip_prefix(prefix)
+        .filter(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+    for d in m.declarations() {
+        let op = m.op(d);
+        match located {
+            Some(rest) if op.opcode == loc_op => {
+                let (loc, comp) = split_index(rest)?;
+                if op.operand_lit(1) == Some(loc as u64) && op.operand_lit(2) == Some(comp as u64) {
+                    return Ok((
+                        IoSlot::Location {
+                            location: loc,
+                            component: comp,
+                        },
+                        op.ty.clone(),
+                    ));
+                }
+            }
+            None if op.opcode == builtin_op => {
+                let b = op.operand_lit(1).and_then(BuiltIn::from_u64);
+                if b.is_some_and(|b| b.name() == name) {
+                    return Ok((
+                        IoSlot::BuiltIn(b.map_or(0, |b| b.to_u64() as u32)),
+                        op.ty.clone(),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    Err(format!(
+        "`{name}` names no declared {}",
+        if prefix == 'v' { "input" } else { "output" }
+    ))
+}
+
+fn parse_tuple(v: &str) -> Result<Vec<&str>, String> {
+    match v.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+        Some(inner) => Ok(inner.split(',').map(str::trim).collect()),
+        None => Ok(vec![v]),
+    }
+}
+
+fn parse_dword(s: &str) -> Result<u32, String> {
+    if let Some(h) = s.strip_prefix("0x") {
+        return u32::from_str_radix(h, 16).map_err(|_| format!("bad dword `{s}`"));
+    }
+    let floaty = s.contains(['.', 'e', 'E']) || s.ends_with("inf") || s == "nan";
+    if floaty {
+        Ok((parse_f64(s)? as f32).to_bits())
+    } else if let Some(neg) = s.strip_prefix('-') {
+        neg.parse::<i64>()
+            .map(|v| (-v) as i32 as u32)
+            .map_err(|_| format!("bad dword `{s}`"))
+    } else {
+        s.parse::<u32>().map_err(|_| format!("bad dword `{s}`"))
+    }
+}
+
+fn parse_f64(s: &str) -> Result<f64, String> {
+    match s {
+        "inf" => Ok(f64::INFINITY),
+        "-inf" => Ok(f64::NEG_INFINITY),
+        "nan" => Ok(f64::NAN),
+        _ => s.parse::<f64>().map_err(|_| format!("bad number `{s}`")),
+    }
+}
+
+fn parse_scalar(t: ScalarType, s: &str) -> Result<Scalar, String> {
+    let bits = if let Some(h) = s.strip_prefix("0x") {
+        u64::from_str_radix(h, 16).map_err(|_| format!("bad bits `{s}`"))?
+    } else if t == ScalarType::Bool {
+        match s {
+            "true" | "1" => 1,
+            "false" | "0" => 0,
+            _ => return Err(format!("bad bool `{s}`")),
+        }
+    } else if t.is_float() {
+        let v = parse_f64(s)?;
+        match t {
+            ScalarType::F16 | ScalarType::MinF16 | ScalarType::MinF10 => {
+                half::f16::from_f64(v).to_bits() as u64
+            }
+            ScalarType::F64 => v.to_bits(),
+            _ => (v as f32).to_bits() as u64,
+        }
+    } else {
+        let v: i128 = s.parse().map_err(|_| format!("bad integer `{s}`"))?;
+        v as u64
+    };
+    Ok(Scalar::from_bits(t, bits))
+}
+
+/// Parses a value of a scalar or vector type.
+pub fn parse_value(ty: &Type, v: &str) -> Result<Value, String> {
+    let b = ty
+        .as_basic()
+        .ok_or_else(|| format!("only scalar and vector values are supported, not {ty}"))?;
+    let parts = parse_tuple(v)?;
+    if parts.len() != b.vec_size() as usize {
+        return Err(format!(
+            "`{v}` has {} components, {ty} needs {}",
+            parts.len(),
+            b.vec_size()
+        ));
+    }
+    let comps = parts
+        .iter()
+        .map(|p| parse_scalar(b.scalar_type(), p))
+        .collect::<Result<_, _>>()?;
+    Ok(Value::from_components(comps))
+}
+
+fn values_match(got: &Value, want: &Value) -> bool {
+    let (Some(g), Some(w)) = (got.components(), want.components()) else {
+        return got == want;
+    };
+    g.len() == w.len()
+        && g.iter().zip(&w).all(|(a, b)| {
+            a.bits() == b.bits()
+                || (float_of(a).is_some_and(f64::is_nan) && float_of(b).is_some_and(f64::is_nan))
+        })
+}
+
+/// A value as a run line would spell it.
+pub fn show(v: &Value) -> String {
+    let Some(c) = v.components() else {
+        return format!("{v:?}");
+    };
+    let parts: Vec<String> = c
+        .iter()
+        .map(|s| match s.ty() {
+            _ if float_of(s).is_some() => {
+                let x = float_of(s).unwrap_or_default();
+                if x.is_nan() {
+                    "nan".into()
+                } else if x.is_infinite() {
+                    if x > 0.0 {
+                        "inf".into()
+                    } else {
+                        "-inf".into()
+                    }
+                } else if let Scalar::F64(_) = s {
+                    format!("{x:?}")
+                } else {
+                    // f32 and f16 values print as the shortest f32 decimal that reads back.
+                    format!("{:?}", x as f32)
+                }
+            }
+            ScalarType::Bool => (s.bits() != 0).to_string(),
+            t if t.is_signed_int() => (s.sext_bits() as i64).to_string(),
+            _ => s.bits().to_string(),
+        })
+        .collect();
+    if parts.len() == 1 {
+        parts[0].clone()
+    } else {
+        format!("({})", parts.join(","))
+    }
+}
+
+fn float_of(s: &Scalar) -> Option<f64> {
+    match *s {
+        Scalar::F16(x) => Some(x.to_f64()),
+        Scalar::F32(x) => Some(x as f64),
+        Scalar::F64(x) => Some(x),
+        _ => None,
+    }
+}
+
+/// The run-line name of a slot: `vN`/`oN` (`.C` when the component is not 0) or the built-in.
+pub fn slot_name(slot: &IoSlot, output: bool) -> String {
+    match *slot {
+        IoSlot::Location {
+            location,
+            component,
+        } => {
+            let p = if output { 'o' } else { 'v' };
+            if component == 0 {
+                format!("{p}{location}")
+            } else {
+                format!("{p}{location}.{component}")
+            }
+        }
+        IoSlot::BuiltIn(b) => BuiltIn::from_u64(b as u64)
+            .map_or_else(|| format!("builtin{b}"), |b| b.name().to_string()),
+    }
+}
+
+/// One invocation's outputs in run-line syntax (`o0=(…) Depth=… discard`).
+pub fn show_outputs(o: &irc_interp::InvocationOutputs) -> String {
+    let mut parts: Vec<String> =
+        o.io.iter()
+            .map(|(slot, v)| format!("{}={}", slot_name(slot, true), show(v)))
+            .collect();
+    if o.discarded {
+        parts.push("discard".into());
+    }
+    parts.join(" ")
+}
