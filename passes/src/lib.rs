@@ -4,10 +4,22 @@
 //! pass; [`pipelines`] strings them together. Each pass lives in its own file with a `//!` doc
 //! explaining its algorithm.
 
+pub mod caps;
+pub mod cfg_cleanup;
+pub mod dce;
+pub mod inline;
+pub mod lower_consume;
+pub mod lower_dot;
+pub mod lower_legacy;
+pub mod lower_min16;
 pub mod manager;
+pub mod propagate_types;
+pub mod scratch_to_regs;
+
 pub mod pipelines;
 pub mod registry;
 
+pub use caps::{PassContext, TargetCaps};
 pub use manager::{ManagerOptions, PassManager, PrintAfter};
 
 /// Why a pass or pipeline failed.
@@ -21,4 +33,19 @@ pub enum PassError {
     UnknownPass(String),
     #[error("unknown pipeline `{0}`")]
     UnknownPipeline(String),
+    /// The module uses something the pass (or the target) cannot handle; names the op.
+    #[error("{op} ({opcode}): unsupported: {reason}")]
+    Unsupported {
+        op: irc_ir::SsaDef,
+        opcode: irc_ir::OpCode,
+        reason: String,
+    },
+    /// An internal invariant failed; names the op.
+    #[error("{op} ({opcode}): internal error in pass `{pass}`: {reason}")]
+    Internal {
+        pass: &'static str,
+        op: irc_ir::SsaDef,
+        opcode: irc_ir::OpCode,
+        reason: String,
+    },
 }

@@ -4,6 +4,7 @@
 //! [`PassManager::run`] (see [`crate::pipelines`]); the [`crate::registry`] lets any pass run
 //! alone (`irc opt FILE --passes a,b`).
 
+use crate::caps::PassContext;
 use crate::registry::PassInfo;
 use crate::PassError;
 use irc_ir::{text, verifier, Module};
@@ -57,6 +58,8 @@ pub struct Timing {
 #[derive(Debug, Default)]
 pub struct PassManager {
     pub options: ManagerOptions,
+    /// Target capabilities and other inputs of the passes.
+    pub context: PassContext,
     timings: Vec<Timing>,
     /// Text printed by `print_after`, in order.
     printed: String,
@@ -66,6 +69,7 @@ impl PassManager {
     pub fn new(options: ManagerOptions) -> Self {
         PassManager {
             options,
+            context: PassContext::default(),
             timings: Vec::new(),
             printed: String::new(),
         }
@@ -76,7 +80,7 @@ impl PassManager {
         let span = tracing::debug_span!("pass", name = pass.name);
         let _enter = span.enter();
         let start = Instant::now();
-        let changed = (pass.run)(m)?;
+        let changed = (pass.run)(m, &self.context)?;
         let elapsed = start.elapsed();
         match self.timings.iter_mut().find(|t| t.pass == pass.name) {
             Some(t) => {

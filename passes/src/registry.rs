@@ -1,6 +1,7 @@
 //! Every pass by name, so that any pass can run alone (`irc opt FILE --passes a,b`) and
 //! pipelines can refer to them. One entry per pass file.
 
+use crate::caps::PassContext;
 use crate::PassError;
 use irc_ir::Module;
 
@@ -10,22 +11,22 @@ pub struct PassInfo {
     pub name: &'static str,
     pub description: &'static str,
     /// Runs the pass; returns whether the module changed.
-    pub run: fn(&mut Module) -> Result<bool, PassError>,
+    pub run: fn(&mut Module, &PassContext) -> Result<bool, PassError>,
 }
 
-fn structurize(m: &mut Module) -> Result<bool, PassError> {
+fn structurize(m: &mut Module, _: &PassContext) -> Result<bool, PassError> {
     let before = m.len();
     irc_frontend::structurize::run(m)?;
     Ok(m.len() != before)
 }
 
-fn remove_unreachable(m: &mut Module) -> Result<bool, PassError> {
+fn remove_unreachable(m: &mut Module, _: &PassContext) -> Result<bool, PassError> {
     let before = m.len();
     irc_frontend::unreachable::run(m);
     Ok(m.len() != before)
 }
 
-fn ssa(m: &mut Module) -> Result<bool, PassError> {
+fn ssa(m: &mut Module, _: &PassContext) -> Result<bool, PassError> {
     let before = m.len();
     irc_frontend::ssa::run(m)?;
     Ok(m.len() != before)
@@ -47,6 +48,52 @@ pub static PASSES: &[PassInfo] = &[
         name: "ssa",
         description: "temporaries to SSA values and phis, trivial-phi removal (frontend)",
         run: ssa,
+    },
+    PassInfo {
+        name: "lower-consume",
+        description: "ConsumeAs to casts and conversions; fold cast chains",
+        run: crate::lower_consume::run,
+    },
+    PassInfo {
+        name: "propagate-types",
+        description: "resolve Unknown-typed values and resources from their uses",
+        run: crate::propagate_types::run,
+    },
+    PassInfo {
+        name: "lower-legacy",
+        description: "D3D9 legacy multiply/mad/pow/log2 to IEEE ops, unless the target has them",
+        run: crate::lower_legacy::run,
+    },
+    PassInfo {
+        name: "lower-dot",
+        description: "dot products to multiply-add chains, unless the target has them",
+        run: crate::lower_dot::run,
+    },
+    PassInfo {
+        name: "lower-min16",
+        description: "min-precision types to 16- or 32-bit types; MinValue/MaxValue to constants",
+        run: crate::lower_min16::run,
+    },
+    PassInfo {
+        name: "scratch-to-regs",
+        description:
+            "scratch arrays to values and selects where the target has no indexable memory",
+        run: crate::scratch_to_regs::run,
+    },
+    PassInfo {
+        name: "cfg-cleanup",
+        description: "fold constant branches and switches, remove empty blocks, merge block chains",
+        run: crate::cfg_cleanup::run,
+    },
+    PassInfo {
+        name: "dce",
+        description: "remove unused ops and declarations",
+        run: crate::dce::run,
+    },
+    PassInfo {
+        name: "inline",
+        description: "inline every function call into the entry point",
+        run: crate::inline::run,
     },
 ];
 

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use crate::equivalence::{compare, Verdict, SEEDS};
 use irc_ir::{binary, text, verifier};
+use irc_passes::{ManagerOptions, PassError, PassManager};
 
 /// What a check says about one file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,27 +26,48 @@ pub enum Outcome {
 }
 
 /// The checks `irc corpus` knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Check {
     /// Binary read→write identical, text print→parse identical, verifier clean.
     Roundtrip,
+    /// `.raw.dxir` through our frontend and the named passes: verifier clean after each, and
+    /// the same outputs as the raw input in the interpreter on [`SEEDS`] input sets.
+    Passes(Vec<String>),
 }
 
 impl Check {
+    /// `roundtrip`, or `passes:a,b,c` (the frontend always runs first).
     pub fn parse(s: &str) -> Option<Check> {
         match s {
             "roundtrip" => Some(Check::Roundtrip),
-            _ => None,
+            "frontend" => Some(Check::Passes(Vec::new())),
+            _ => {
+                let list = s.strip_prefix("passes:")?;
+                let names: Vec<String> = list.split(',').map(|p| p.trim().to_string()).collect();
+                names
+                    .iter()
+                    .all(|n| irc_passes::registry::find(n).is_some())
+                    .then_some(Check::Passes(names))
+            }
         }
     }
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         match self {
             Check::Roundtrip => "roundtrip",
+            Check::Passes(_) => "passes",
         }
     }
-    fn run(self, path: &Path) -> Outcome {
+    /// Whether the check applies to a file (pass checks start from raw IR only).
+    fn applies_to(&self, path: &Path) -> bool {
+        match self {
+            Check::Roundtrip => true,
+            Check::Passes(_) => path.to_string_lossy().ends_with(".raw.dxir"),
+        }
+    }
+    fn run(&self, path: &Path) -> Outcome {
         match self {
             Check::Roundtrip => roundtrip(path),
+            Check::Passes(names) => passes(path, names),
         }
     }
 }
@@ -141,8 +164,9 @@ pub fn default_corpus_dir() -> Option<PathBuf> {
 }
 
 /// Runs `check` over every IR file under `dir` using `threads` worker threads.
-pub fn run(dir: &Path, check: Check, threads: usize) -> std::io::Result<Report> {
-    let files = ir_files(dir)?;
+pub fn run(dir: &Path, check: &Check, threads: usize) -> std::io::Result<Report> {
+    let mut files = ir_files(dir)?;
+    files.retain(|f| check.applies_to(f));
     let next = AtomicUsize::new(0);
     let report = Mutex::new(Report::default());
     std::thread::scope(|s| {
@@ -219,4 +243,38 @@ fn roundtrip(path: &Path) -> Outcome {
         return Outcome::Failed(format!("verifier: {e}"));
     }
     Outcome::Ok
+}
+
+fn passes(path: &Path, names: &[String]) -> Outcome {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return Outcome::Failed(format!("cannot read: {e}")),
+    };
+    let raw = match binary::read(&bytes) {
+        Ok(m) => m,
+        Err(e) => return Outcome::Failed(format!("read: {e}")),
+    };
+    let mut m = raw.clone();
+    let mut pm = PassManager::new(ManagerOptions {
+        verify: true,
+        ..Default::default()
+    });
+    let result = irc_passes::pipelines::frontend(&mut pm, &mut m).and_then(|()| {
+        names
+            .iter()
+            .try_for_each(|n| pm.run_named(&mut m, n).map(|_| ()))
+    });
+    match result {
+        Ok(()) => {}
+        Err(PassError::Unsupported { .. })
+        | Err(PassError::Frontend(irc_frontend::FrontendError::Unsupported { .. })) => {
+            return Outcome::Unsupported(result.err().map(|e| e.to_string()).unwrap_or_default());
+        }
+        Err(e) => return Outcome::Failed(e.to_string()),
+    }
+    match compare(&raw, &m, &raw, SEEDS) {
+        Verdict::Same => Outcome::Ok,
+        Verdict::NotRunnable(why) => Outcome::Unsupported(format!("interpreter: {why}")),
+        Verdict::Differs(why) => Outcome::Failed(format!("behaviour changed: {why}")),
+    }
 }

@@ -28,7 +28,11 @@ pub enum Place {
     /// An output of the `index`-th emitted GS vertex (or its stream/primitive: `slot = None`).
     GsVertex { index: usize, slot: Option<IoSlot> },
     /// A UAV (space, register), dword or texel index.
-    Uav { space: u32, register: u32, index: usize },
+    Uav {
+        space: u32,
+        register: u32,
+        index: usize,
+    },
     /// A UAV counter (space, register).
     UavCounter { space: u32, register: u32 },
 }
@@ -47,9 +51,18 @@ impl fmt::Display for Place {
             Place::Count(what) => write!(f, "number of {what}"),
             Place::Output { lane, slot } => write!(f, "output {slot:?} of lane {lane}"),
             Place::Discard { lane } => write!(f, "discard flag of lane {lane}"),
-            Place::GsVertex { index, slot: Some(s) } => write!(f, "output {s:?} of GS vertex {index}"),
-            Place::GsVertex { index, slot: None } => write!(f, "stream/primitive of GS vertex {index}"),
-            Place::Uav { space, register, index } => {
+            Place::GsVertex {
+                index,
+                slot: Some(s),
+            } => write!(f, "output {s:?} of GS vertex {index}"),
+            Place::GsVertex { index, slot: None } => {
+                write!(f, "stream/primitive of GS vertex {index}")
+            }
+            Place::Uav {
+                space,
+                register,
+                index,
+            } => {
                 write!(f, "UAV space {space} register {register} element {index}")
             }
             Place::UavCounter { space, register } => {
@@ -79,7 +92,11 @@ pub fn outputs_close(a: &Outputs, b: &Outputs, max_ulps: u64) -> Result<(), Diff
 }
 
 fn diff<T: fmt::Debug + ?Sized, U: fmt::Debug + ?Sized>(place: Place, l: &T, r: &U) -> Difference {
-    Difference { place, left: format!("{l:?}"), right: format!("{r:?}") }
+    Difference {
+        place,
+        left: format!("{l:?}"),
+        right: format!("{r:?}"),
+    }
 }
 
 fn compare(a: &Outputs, b: &Outputs, ulps: u64) -> Result<(), Difference> {
@@ -102,14 +119,21 @@ fn compare(a: &Outputs, b: &Outputs, ulps: u64) -> Result<(), Difference> {
             let p = Place::GsVertex { index, slot: None };
             return Err(diff(p, &(x.stream, x.primitive), &(y.stream, y.primitive)));
         }
-        io_equal(&x.io, &y.io, ulps, |slot| Place::GsVertex { index, slot: Some(slot) })?;
+        io_equal(&x.io, &y.io, ulps, |slot| Place::GsVertex {
+            index,
+            slot: Some(slot),
+        })?;
     }
     if a.uavs.keys().ne(b.uavs.keys()) {
         let (ka, kb): (Vec<_>, Vec<_>) = (a.uavs.keys().collect(), b.uavs.keys().collect());
         return Err(diff(Place::Count("UAVs"), &ka, &kb));
     }
     for ((k, x), y) in a.uavs.iter().zip(b.uavs.values()) {
-        let place = |index| Place::Uav { space: k.space, register: k.register, index };
+        let place = |index| Place::Uav {
+            space: k.space,
+            register: k.register,
+            index,
+        };
         let dwords = |r: &Resource| -> Vec<u32> {
             match r {
                 Resource::Buffer(d) => d.clone(),
@@ -121,8 +145,11 @@ fn compare(a: &Outputs, b: &Outputs, ulps: u64) -> Result<(), Difference> {
             return Err(diff(place(usize::MAX), &dx.len(), &dy.len()));
         }
         for (i, (&p, &q)) in dx.iter().zip(&dy).enumerate() {
-            if !scalar_match(Scalar::F32(f32::from_bits(p)), Scalar::F32(f32::from_bits(q)), ulps)
-            {
+            if !scalar_match(
+                Scalar::F32(f32::from_bits(p)),
+                Scalar::F32(f32::from_bits(q)),
+                ulps,
+            ) {
                 return Err(diff(place(i), &format!("{p:#010x}"), &format!("{q:#010x}")));
             }
         }
@@ -131,11 +158,18 @@ fn compare(a: &Outputs, b: &Outputs, ulps: u64) -> Result<(), Difference> {
         for (k, x) in &a.uav_counters {
             let y = b.uav_counters.get(k);
             if y != Some(x) {
-                let p = Place::UavCounter { space: k.space, register: k.register };
+                let p = Place::UavCounter {
+                    space: k.space,
+                    register: k.register,
+                };
                 return Err(diff(p, &Some(x), &y));
             }
         }
-        return Err(diff(Place::Count("UAV counters"), &a.uav_counters, &b.uav_counters));
+        return Err(diff(
+            Place::Count("UAV counters"),
+            &a.uav_counters,
+            &b.uav_counters,
+        ));
     }
     Ok(())
 }
@@ -190,9 +224,7 @@ pub fn scalar_match(a: Scalar, b: Scalar, ulps: u64) -> bool {
     };
     match (a.ty() == b.ty(), key(a), key(b)) {
         (true, Some((true, _, _)), Some((true, _, _))) => true,
-        (true, Some((false, true, p)), Some((false, true, q))) => {
-            ulps > 0 && p.abs_diff(q) <= ulps
-        }
+        (true, Some((false, true, p)), Some((false, true, q))) => ulps > 0 && p.abs_diff(q) <= ulps,
         _ => false,
     }
 }
@@ -204,9 +236,18 @@ mod tests {
 
     fn one(v: Value) -> Outputs {
         let mut io = BTreeMap::new();
-        io.insert(IoSlot::Location { location: 0, component: 0 }, v);
+        io.insert(
+            IoSlot::Location {
+                location: 0,
+                component: 0,
+            },
+            v,
+        );
         Outputs {
-            invocations: vec![InvocationOutputs { io, discarded: false }],
+            invocations: vec![InvocationOutputs {
+                io,
+                discarded: false,
+            }],
             ..Outputs::default()
         }
     }
@@ -217,7 +258,16 @@ mod tests {
         let other_nan = Value::f32(f32::from_bits(0xffc0_0001));
         assert!(outputs_equal(&one(qnan.clone()), &one(other_nan)).is_ok());
         let e = outputs_equal(&one(Value::f32(0.0)), &one(Value::f32(-0.0))).unwrap_err();
-        assert_eq!(e.place, Place::Output { lane: 0, slot: IoSlot::Location { location: 0, component: 0 } });
+        assert_eq!(
+            e.place,
+            Place::Output {
+                lane: 0,
+                slot: IoSlot::Location {
+                    location: 0,
+                    component: 0
+                }
+            }
+        );
         assert!(e.to_string().contains("lane 0"), "{e}");
         // NaN never equals a number, not even within a tolerance.
         assert!(outputs_close(&one(qnan), &one(Value::f32(1.0)), 1 << 40).is_err());
@@ -232,6 +282,11 @@ mod tests {
         assert!(outputs_close(&one(a), &one(b), 2).is_ok());
         // With a tolerance, +0 and -0 are the same point of the number line.
         assert!(outputs_close(&one(Value::f32(0.0)), &one(Value::f32(-0.0)), 1).is_ok());
-        assert!(outputs_close(&one(Value::f32(f32::INFINITY)), &one(Value::f32(f32::MAX)), 4).is_err());
+        assert!(outputs_close(
+            &one(Value::f32(f32::INFINITY)),
+            &one(Value::f32(f32::MAX)),
+            4
+        )
+        .is_err());
     }
 }

@@ -470,10 +470,18 @@ impl<'m, 'i> Interp<'m, 'i> {
             ..Outputs::default()
         };
         for lane in &self.lanes {
+            // GS outputs of different streams may share a slot: the stream-0 (lowest stream)
+            // declaration's value is reported, independent of declaration order.
             let mut io = BTreeMap::new();
+            let mut streams = BTreeMap::new();
             for (d, v) in &lane.outputs {
-                if let Some(slot) = io_slot(m.op(*d)) {
-                    io.insert(slot, v.clone());
+                let op = m.op(*d);
+                if let Some(slot) = io_slot(op) {
+                    let stream = output_stream(op);
+                    if streams.get(&slot).is_none_or(|&s| stream < s) {
+                        streams.insert(slot, stream);
+                        io.insert(slot, v.clone());
+                    }
                 }
             }
             out.invocations.push(InvocationOutputs {
@@ -498,4 +506,14 @@ pub(crate) fn io_slot(op: &irc_ir::Op) -> Option<IoSlot> {
         }
         _ => None,
     }
+}
+
+/// The stream of an output declaration (`DclOutput` literal 3, `DclOutputBuiltIn` literal 2;
+/// 0 if absent).
+pub(crate) fn output_stream(op: &irc_ir::Op) -> u32 {
+    match op.opcode {
+        OpCode::DclOutput => op.operand_lit(3),
+        _ => op.operand_lit(2),
+    }
+    .unwrap_or(0) as u32
 }

@@ -315,7 +315,10 @@ impl Interp<'_, '_> {
             OpCode::ConstantLoad => {
                 let c = self.arg(l, d, 0)?;
                 let a = self.address(l, d, 1)?;
-                let cty = op.operand_def(0).map(|c| m.ty(c).clone()).unwrap_or_default();
+                let cty = op
+                    .operand_def(0)
+                    .map(|c| m.ty(c).clone())
+                    .unwrap_or_default();
                 match value_get(&c, &a, result_len(op)) {
                     Some(v) => v,
                     // Robust like dxbc-spirv's bound checking: an out-of-range array index

@@ -9,10 +9,12 @@
 //! pixel shader is the fragment coordinate `(px + x + 0.5, py + y + 0.5, z, w)`. Images are
 //! 4×4 (3 mips; 3D 4×4×4; arrays 2 layers; cubes 6 faces) with texels in [0, 1] for float
 //! resources; buffers have 64 dwords (structured: 16 elements); typed buffers 16 texels.
+//! `GsVertexCountIn` is the vertex count of the `SetGsInputPrimitive` primitive (points 1,
+//! lines 2, triangles 3, adjacency 4/6, patches n), not random.
 
 use crate::inputs::*;
 use crate::value::{build_value, Scalar, Value};
-use irc_ir::{BuiltIn, Module, OpCode, ResourceKind, ScalarType, ShaderStage, Type};
+use irc_ir::{BuiltIn, Module, OpCode, PrimitiveType, ResourceKind, ScalarType, ShaderStage, Type};
 
 /// SplitMix64.
 #[derive(Clone, Debug)]
@@ -142,6 +144,7 @@ impl ShaderInputs {
         let lanes = if stage == ShaderStage::Pixel { 4 } else { 1 };
         inp.invocations = vec![InvocationInputs::default(); lanes];
         let (px, py) = (rng.below(64) as f32, rng.below(64) as f32);
+        let mut gs_vertices = None;
         for d in module.declarations() {
             let op = module.op(d);
             match op.opcode {
@@ -226,7 +229,30 @@ impl ShaderInputs {
                     }
                     inp.push_data[off..off + words.len()].copy_from_slice(&words);
                 }
+                OpCode::SetGsInputPrimitive => {
+                    gs_vertices = op
+                        .operand_lit(1)
+                        .and_then(PrimitiveType::from_u64)
+                        .map(|p| match p {
+                            PrimitiveType::Points => 1,
+                            PrimitiveType::Lines => 2,
+                            PrimitiveType::LinesAdj | PrimitiveType::Quads => 4,
+                            PrimitiveType::Triangles => 3,
+                            PrimitiveType::TrianglesAdj => 6,
+                            PrimitiveType::Patch(n) => u32::from(n),
+                        });
+                }
                 _ => {}
+            }
+        }
+        // `GsVertexCountIn` is not free data: it is the vertex count of the declared input
+        // primitive (the raw IR guards vertex reads with it; legalization may fold it).
+        if let Some(n) = gs_vertices {
+            let slot = IoSlot::builtin(BuiltIn::GsVertexCountIn);
+            for inv in &mut inp.invocations {
+                if let Some(v) = inv.io.get_mut(&slot) {
+                    *v = Value::Scalar(Scalar::U32(n));
+                }
             }
         }
         inp

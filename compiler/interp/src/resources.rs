@@ -677,11 +677,7 @@ pub(crate) fn gs_emit(it: &mut Interp, l: usize, d: SsaDef) -> Result<(), Trap> 
     let mut io = std::collections::BTreeMap::new();
     for (dcl, v) in &it.lanes[l].outputs {
         let o = m.op(*dcl);
-        let s = match o.opcode {
-            OpCode::DclOutput => o.operand_lit(3),
-            _ => o.operand_lit(2),
-        }
-        .unwrap_or(0) as u32;
+        let s = crate::exec::output_stream(o);
         if s == stream {
             if let Some(slot) = crate::exec::io_slot(o) {
                 io.insert(slot, v.clone());

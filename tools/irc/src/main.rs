@@ -40,7 +40,7 @@ enum Command {
     /// Run a check over every `.dxir`/`.raw.dxir` under DIR; prints failures and a summary.
     Corpus {
         dir: PathBuf,
-        /// Stage to check: roundtrip.
+        /// Stage to check: roundtrip, frontend, passes:a,b,….
         #[arg(long, default_value = "roundtrip")]
         check: String,
         /// Worker threads (default: all cores).
@@ -140,14 +140,15 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Corpus { dir, check, jobs } => {
-            let check = irc_testsuite::corpus::Check::parse(&check)
-                .ok_or_else(|| format!("unknown check `{check}` (known: roundtrip)"))?;
+            let check = irc_testsuite::corpus::Check::parse(&check).ok_or_else(|| {
+                format!("unknown check `{check}` (known: roundtrip, frontend, passes:a,b,…)")
+            })?;
             let jobs = jobs.unwrap_or_else(|| {
                 std::thread::available_parallelism()
                     .map(|n| n.get())
                     .unwrap_or(1)
             });
-            let report = irc_testsuite::corpus::run(&dir, check, jobs)
+            let report = irc_testsuite::corpus::run(&dir, &check, jobs)
                 .map_err(|e| format!("{}: {e}", dir.display()))?;
             print!("{report}");
             Ok(if report.failed > 0 {

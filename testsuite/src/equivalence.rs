@@ -1,0 +1,84 @@
+//! Behaviour checks by execution: run a module and a transformed copy of it in the reference
+//! interpreter on seeded random inputs and compare what they do.
+
+use irc_interp::{run, Outputs, RunConfig, ShaderInputs, Trap, TrapKind};
+use irc_ir::{Module, OpCode, ShaderStage};
+
+/// Number of seeded input sets the corpus checks use.
+pub const SEEDS: u64 = 8;
+
+/// How a comparison came out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Same,
+    /// The reference run cannot be made (unsupported op or stage in the interpreter).
+    NotRunnable(String),
+    Differs(String),
+}
+
+/// The stage of the module's entry point.
+pub fn stage(m: &Module) -> Option<ShaderStage> {
+    m.declarations()
+        .find(|&d| m.opcode(d) == OpCode::EntryPoint)
+        .and_then(|d| m.op(d).operands.last().and_then(|o| o.as_lit()))
+        .map(|v| ShaderStage(v as u32))
+}
+
+fn observable(o: &Outputs) -> (&[irc_interp::InvocationOutputs], &[irc_interp::GsVertex]) {
+    (&o.invocations, &o.gs_vertices)
+}
+
+fn same_trap(a: &Trap, b: &Trap) -> bool {
+    std::mem::discriminant(&a.kind) == std::mem::discriminant(&b.kind)
+}
+
+/// Runs `reference` and `candidate` on `seeds` input sets made from `inputs_of` and compares
+/// outputs (every invocation's outputs and discard state, emitted vertices) bit for bit.
+pub fn compare(reference: &Module, candidate: &Module, inputs_of: &Module, seeds: u64) -> Verdict {
+    let config = RunConfig::default();
+    for seed in 0..seeds {
+        let inputs = ShaderInputs::random(inputs_of, seed);
+        let want = run(reference, &inputs, &config);
+        let got = run(candidate, &inputs, &config);
+        match (&want, &got) {
+            (Err(t), _)
+                if matches!(
+                    t.kind,
+                    TrapKind::Unsupported(_) | TrapKind::UnsupportedStage
+                ) =>
+            {
+                return Verdict::NotRunnable(format!("reference: {t}"));
+            }
+            (Ok(a), Ok(b)) if observable(a) == observable(b) => {}
+            (Err(a), Err(b)) if same_trap(a, b) => {}
+            (Ok(a), Ok(b)) => {
+                let lane = a
+                    .invocations
+                    .iter()
+                    .zip(&b.invocations)
+                    .position(|(x, y)| x != y);
+                let detail = match lane {
+                    Some(l) => format!(
+                        "lane {l}: expected {} got {}",
+                        crate::runline::show_outputs(&a.invocations[l]),
+                        crate::runline::show_outputs(&b.invocations[l])
+                    ),
+                    None => "emitted vertices differ".into(),
+                };
+                return Verdict::Differs(format!("input seed {seed}: {detail}"));
+            }
+            (a, b) => {
+                let show = |r: &Result<Outputs, Trap>| match r {
+                    Ok(_) => "runs".to_string(),
+                    Err(t) => format!("traps ({t})"),
+                };
+                return Verdict::Differs(format!(
+                    "input seed {seed}: reference {}, result {}",
+                    show(a),
+                    show(b)
+                ));
+            }
+        }
+    }
+    Verdict::Same
+}
