@@ -19,6 +19,9 @@ use irc_passes::{ManagerOptions, PassError, PassManager};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
     Ok,
+    /// Counted as ok, but shown in the table: a reviewed, documented difference whose
+    /// signature was checked (the reason names it).
+    Known(String),
     /// The file uses something this stage does not support; the reason names it.
     Unsupported(String),
     /// A real failure: mismatch, verifier error, reader error, panic.
@@ -33,6 +36,9 @@ pub enum Check {
     /// `.raw.dxir` through our frontend and the named passes: verifier clean after each, and
     /// the same outputs as the raw input in the interpreter on [`SEEDS`] input sets.
     Passes(Vec<String>),
+    /// Raw vs dxbc-spirv-legalized IR of each shader in our interpreter
+    /// ([`crate::interp_check`]).
+    Interp,
 }
 
 impl Check {
@@ -40,6 +46,7 @@ impl Check {
     pub fn parse(s: &str) -> Option<Check> {
         match s {
             "roundtrip" => Some(Check::Roundtrip),
+            "interp" => Some(Check::Interp),
             "frontend" => Some(Check::Passes(Vec::new())),
             _ => {
                 let list = s.strip_prefix("passes:")?;
@@ -55,6 +62,7 @@ impl Check {
         match self {
             Check::Roundtrip => "roundtrip",
             Check::Passes(_) => "passes",
+            Check::Interp => "interp",
         }
     }
     /// Whether the check applies to a file (pass checks start from raw IR only).
@@ -62,12 +70,14 @@ impl Check {
         match self {
             Check::Roundtrip => true,
             Check::Passes(_) => path.to_string_lossy().ends_with(".raw.dxir"),
+            Check::Interp => !path.to_string_lossy().ends_with(".raw.dxir"),
         }
     }
     fn run(&self, path: &Path) -> Outcome {
         match self {
             Check::Roundtrip => roundtrip(path),
             Check::Passes(names) => passes(path, names),
+            Check::Interp => crate::interp_check::check(path),
         }
     }
 }
@@ -88,6 +98,8 @@ pub struct Report {
     pub failed: usize,
     /// Failed and unsupported files, sorted by file name.
     pub rows: Vec<Row>,
+    /// Time per file, slowest first.
+    pub times: Vec<(String, std::time::Duration)>,
 }
 
 impl Report {
@@ -118,6 +130,7 @@ impl fmt::Display for Report {
             for r in &self.rows {
                 let (kind, reason) = match &r.outcome {
                     Outcome::Ok => ("ok", ""),
+                    Outcome::Known(s) => ("ok (known)", s.as_str()),
                     Outcome::Unsupported(s) => ("unsupported", s.as_str()),
                     Outcome::Failed(s) => ("failed", s.as_str()),
                 };
@@ -174,6 +187,7 @@ pub fn run(dir: &Path, check: &Check, threads: usize) -> std::io::Result<Report>
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(path) = files.get(i) else { break };
+                let start = std::time::Instant::now();
                 let outcome = std::panic::catch_unwind(|| check.run(path)).unwrap_or_else(|e| {
                     let msg = e
                         .downcast_ref::<String>()
@@ -182,9 +196,16 @@ pub fn run(dir: &Path, check: &Check, threads: usize) -> std::io::Result<Report>
                         .unwrap_or_default();
                     Outcome::Failed(format!("panic: {msg}"))
                 });
+                let elapsed = start.elapsed();
                 let mut r = report.lock().unwrap_or_else(|p| p.into_inner());
+                let name = path
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned();
+                r.times.push((name, elapsed));
                 match &outcome {
-                    Outcome::Ok => r.ok += 1,
+                    Outcome::Ok | Outcome::Known(_) => r.ok += 1,
                     Outcome::Unsupported(_) => r.unsupported += 1,
                     Outcome::Failed(_) => r.failed += 1,
                 }
@@ -205,6 +226,7 @@ pub fn run(dir: &Path, check: &Check, threads: usize) -> std::io::Result<Report>
     });
     let mut report = report.into_inner().unwrap_or_else(|p| p.into_inner());
     report.rows.sort_by(|a, b| a.file.cmp(&b.file));
+    report.times.sort_by(|a, b| b.1.cmp(&a.1));
     Ok(report)
 }
 

@@ -8,4 +8,5 @@ pub mod corpus;
 pub mod equivalence;
 pub mod filetest;
 pub mod gen;
+pub mod interp_check;
 pub mod runline;

@@ -40,12 +40,15 @@ enum Command {
     /// Run a check over every `.dxir`/`.raw.dxir` under DIR; prints failures and a summary.
     Corpus {
         dir: PathBuf,
-        /// Stage to check: roundtrip, frontend, passes:a,b,….
+        /// Stage to check: roundtrip, interp, frontend, passes:a,b,….
         #[arg(long, default_value = "roundtrip")]
         check: String,
         /// Worker threads (default: all cores).
         #[arg(short, long)]
         jobs: Option<usize>,
+        /// Also list the N slowest files with their times.
+        #[arg(long)]
+        slowest: Option<usize>,
     },
     /// Run passes or a pipeline over a module and print the result.
     Opt {
@@ -139,9 +142,16 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
             load::save(&m, &output)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Corpus { dir, check, jobs } => {
+        Command::Corpus {
+            dir,
+            check,
+            jobs,
+            slowest,
+        } => {
             let check = irc_testsuite::corpus::Check::parse(&check).ok_or_else(|| {
-                format!("unknown check `{check}` (known: roundtrip, frontend, passes:a,b,…)")
+                format!(
+                    "unknown check `{check}` (known: roundtrip, interp, frontend, passes:a,b,…)"
+                )
             })?;
             let jobs = jobs.unwrap_or_else(|| {
                 std::thread::available_parallelism()
@@ -150,6 +160,16 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
             });
             let report = irc_testsuite::corpus::run(&dir, &check, jobs)
                 .map_err(|e| format!("{}: {e}", dir.display()))?;
+            if let Some(n) = slowest {
+                let total: f64 = report.times.iter().map(|t| t.1.as_secs_f64()).sum();
+                println!(
+                    "slowest of {} files ({total:.2} s in all):",
+                    report.times.len()
+                );
+                for (f, t) in report.times.iter().take(n) {
+                    println!("  {:>9.1} ms  {f}", t.as_secs_f64() * 1e3);
+                }
+            }
             print!("{report}");
             Ok(if report.failed > 0 {
                 ExitCode::FAILURE

@@ -1,23 +1,20 @@
-//! Corpus differential test: every vertex, pixel and geometry shader in the corpus runs as raw
-//! IR (`<id>.raw.dxir`) and as legalized IR (`<id>.dxir`) on eight seeded input sets; outputs
-//! are compared with [`irc_interp::compare::outputs_equal`] (bitwise, NaN == NaN).
+//! `irc corpus DIR --check interp`: every vertex, pixel and geometry shader of the corpus runs as
+//! raw IR (`<id>.raw.dxir`, dxbc-spirv's front-end output) and as legalized IR (`<id>.dxir`,
+//! dxbc-spirv's own passes) in our interpreter on eight seeded input sets, and the outputs are
+//! compared bit for bit (NaN == NaN). This checks our interpreter and dxbc-spirv's passes
+//! against each other.
 //!
-//! A shader whose outputs differ is **not** counted as agreeing. It is classified as a
-//! legitimate difference only if it is in [`KNOWN`] (keyed by shader id, with the reason and
-//! the ops) **and** the difference has that reason's signature (see [`Reason`]); otherwise it
-//! is a disagreement. Unlisted differences that show a signature are reported as such, to be
-//! reviewed before they are listed. Prints counts; fails only on a panic. Passes if the corpus
-//! is absent. `IRC_CORPUS` overrides the corpus directory, `IRC_CORPUS_LIMIT` caps the number
-//! of shaders, `IRC_CORPUS_ID=<substring>` selects shaders, `IRC_CORPUS_VERBOSE=1` prints every
-//! difference.
+//! A difference is never counted as agreement silently. It is a *known* difference only if the
+//! shader is in [`KNOWN`] (keyed by id, with the reason and the ops, found by review) **and**
+//! the difference has that reason's signature (see [`Reason`]); it is then reported as `ok`
+//! with the reason shown in the table. Anything else is a failure.
 
+use crate::corpus::Outcome;
+use crate::equivalence::{run_config, SEEDS};
 use irc_interp::compare::{outputs_close, outputs_equal, scalar_match, Difference};
 use irc_interp::{run, Outputs, RunConfig, Scalar, ShaderInputs, Trap, TrapKind, Value};
 use irc_ir::Module;
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-
-const SEEDS: u64 = 8;
+use std::path::Path;
 
 /// Why dxbc-spirv's legalized IR may legitimately compute something else than the raw IR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -69,15 +66,9 @@ const KNOWN: &[(&str, Reason, &str)] = &[
     ("bgfx-ps_5_0-e98349d7ca", Reason::UndefinedDerivative, "ImageSample (implicit LOD) in divergent ScopedIf → explicit gradients"),
 ];
 
-fn corpus_dir() -> PathBuf {
-    std::env::var_os("IRC_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"))
-}
-
 /// The outcome of one shader.
 #[derive(Debug)]
-enum Outcome {
+enum RunOutcome {
     Agree,
     /// Outputs differ on the listed seeds.
     Differ(Vec<(u64, Difference)>),
@@ -109,7 +100,7 @@ impl Shader {
         Ok((a, b))
     }
 
-    fn outcome(&self, cfg: &RunConfig) -> Outcome {
+    fn outcome(&self, cfg: &RunConfig) -> RunOutcome {
         let mut diffs = Vec::new();
         for seed in 0..SEEDS {
             match self.run_both(seed, cfg) {
@@ -130,14 +121,14 @@ impl Shader {
                     let op = m.get(t.op).map_or("?".into(), |o| o.opcode.to_string());
                     let which = if is_raw { "raw" } else { "legalized" };
                     let what = format!("{which}: {} ({op})", t.kind);
-                    return Outcome::Trapped(what.chars().take(90).collect(), kind);
+                    return RunOutcome::Trapped(what.chars().take(90).collect(), kind);
                 }
             }
         }
         if diffs.is_empty() {
-            Outcome::Agree
+            RunOutcome::Agree
         } else {
-            Outcome::Differ(diffs)
+            RunOutcome::Differ(diffs)
         }
     }
 
@@ -161,114 +152,6 @@ impl Shader {
             ),
             Reason::UndefinedDerivative => true,
         })
-    }
-}
-
-#[test]
-fn corpus_raw_vs_legalized() {
-    let dir = corpus_dir().join("ir");
-    let Ok(rd) = std::fs::read_dir(&dir) else {
-        eprintln!("corpus not found at {}; skipping", dir.display());
-        return;
-    };
-    let mut ids: Vec<String> = rd
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter_map(|n| n.strip_suffix(".raw.dxir").map(str::to_string))
-        .filter(|id| ["-ps_", "-vs_", "-gs_"].iter().any(|s| id.contains(s)))
-        .collect();
-    ids.sort();
-    if let Ok(only) = std::env::var("IRC_CORPUS_ID") {
-        ids.retain(|id| id.contains(&only));
-    }
-    if let Some(n) = std::env::var("IRC_CORPUS_LIMIT")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        ids.truncate(n);
-    }
-    let verbose = std::env::var("IRC_CORPUS_VERBOSE").is_ok();
-    let cfg = RunConfig {
-        fuel: 2_000_000,
-        ..RunConfig::default()
-    };
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    let mut traps: BTreeMap<String, usize> = BTreeMap::new();
-    let mut report: Vec<String> = Vec::new();
-    for id in &ids {
-        let read = |p: PathBuf| {
-            std::fs::read(p)
-                .ok()
-                .and_then(|b| irc_ir::binary::read(&b).ok())
-        };
-        let (Some(raw), Some(leg)) = (
-            read(dir.join(format!("{id}.raw.dxir"))),
-            read(dir.join(format!("{id}.dxir"))),
-        ) else {
-            *counts.entry("unreadable".into()).or_default() += 1;
-            continue;
-        };
-        let shader = Shader { raw, leg };
-        let known = KNOWN.iter().find(|(k, _, _)| k == id);
-        let verdict = match shader.outcome(&cfg) {
-            Outcome::Agree => {
-                if let Some((_, reason, _)) = known {
-                    report.push(format!(
-                        "stale allow-list entry: {id} ({reason:?}) now agrees"
-                    ));
-                }
-                "agree".to_string()
-            }
-            Outcome::Trapped(what, kind) => {
-                *traps.entry(what.clone()).or_default() += 1;
-                report.push(format!("{kind}: {id}: {what}"));
-                kind.to_string()
-            }
-            Outcome::Differ(diffs) => {
-                let seeds: Vec<u64> = diffs.iter().map(|(s, _)| *s).collect();
-                let (seed, first) = &diffs[0];
-                if verbose {
-                    for (s, d) in &diffs {
-                        eprintln!("{id} seed {s}: {d}");
-                    }
-                }
-                match known {
-                    Some((_, reason, ops)) if shader.has_signature(*reason, &seeds, &cfg) => {
-                        if verbose {
-                            eprintln!("{id}: legitimate, {reason:?}: {ops}");
-                        }
-                        format!("legitimate {reason:?}")
-                    }
-                    Some((_, reason, _)) => {
-                        report.push(format!(
-                            "disagree: {id} seed {seed}: {first} (listed as {reason:?}, \
-                             but the difference does not have its signature)"
-                        ));
-                        "disagree".into()
-                    }
-                    None => {
-                        let sig = [Reason::ZeroProductFold, Reason::InexactRewrite]
-                            .into_iter()
-                            .find(|r| shader.has_signature(*r, &seeds, &cfg));
-                        let sig = sig.map_or(String::new(), |r| {
-                            format!(" (unlisted; has the {r:?} signature)")
-                        });
-                        report.push(format!("disagree: {id} seed {seed}: {first}{sig}"));
-                        "disagree".into()
-                    }
-                }
-            }
-        };
-        *counts.entry(verdict).or_default() += 1;
-    }
-    eprintln!(
-        "corpus raw-vs-legalized over {} shaders, {SEEDS} input sets: {counts:?}",
-        ids.len()
-    );
-    for (r, n) in &traps {
-        eprintln!("  trap {n:5}  {r}");
-    }
-    for r in &report {
-        eprintln!("  {r}");
     }
 }
 
@@ -350,4 +233,71 @@ fn merge(mut a: ShaderInputs, b: ShaderInputs) -> ShaderInputs {
         a.push_data = b.push_data;
     }
     a
+}
+
+/// Runs the check for one `.dxir` file (the legalized one; its `.raw.dxir` sits beside it).
+pub fn check(path: &Path) -> Outcome {
+    let name = path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    let Some(id) = name.strip_suffix(".dxir") else {
+        return Outcome::Failed("not a .dxir file".into());
+    };
+    let read = |p: &Path| -> Result<Module, String> {
+        let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        irc_ir::binary::read(&bytes).map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let (raw, leg) = match (
+        read(&path.with_file_name(format!("{id}.raw.dxir"))),
+        read(path),
+    ) {
+        (Ok(r), Ok(l)) => (r, l),
+        (Err(e), _) | (_, Err(e)) => return Outcome::Failed(e),
+    };
+    let stage = crate::equivalence::stage(&leg);
+    use irc_ir::ShaderStage as S;
+    if !stage.is_some_and(|s| s == S::Pixel || s == S::Vertex || s == S::Geometry) {
+        return Outcome::Unsupported(
+            "stage not run by the interp check (hull, domain, compute)".into(),
+        );
+    }
+    let shader = Shader { raw, leg };
+    let cfg = run_config();
+    let known = KNOWN.iter().find(|(k, _, _)| *k == id);
+    match shader.outcome(&cfg) {
+        RunOutcome::Agree => match known {
+            Some((_, reason, _)) => {
+                Outcome::Failed(format!("stale KNOWN entry: now agrees ({reason:?})"))
+            }
+            None => Outcome::Ok,
+        },
+        RunOutcome::Trapped(what, "trapped-unsupported") => Outcome::Unsupported(what),
+        RunOutcome::Trapped(what, "trapped-fuel") => {
+            Outcome::Unsupported(format!("no verdict, random inputs loop: {what}"))
+        }
+        RunOutcome::Trapped(what, _) => Outcome::Failed(what),
+        RunOutcome::Differ(diffs) => {
+            let seeds: Vec<u64> = diffs.iter().map(|(s, _)| *s).collect();
+            let (seed, first) = &diffs[0];
+            match known {
+                Some((_, reason, ops)) if shader.has_signature(*reason, &seeds, &cfg) => {
+                    Outcome::Known(format!("{reason:?}: {ops}"))
+                }
+                Some((_, reason, _)) => Outcome::Failed(format!(
+                    "seed {seed}: {first} (listed as {reason:?}, but without its signature)"
+                )),
+                None => {
+                    let sig = [Reason::ZeroProductFold, Reason::InexactRewrite]
+                        .into_iter()
+                        .find(|r| shader.has_signature(*r, &seeds, &cfg))
+                        .map_or(String::new(), |r| {
+                            format!(" (unlisted; has the {r:?} signature)")
+                        });
+                    Outcome::Failed(format!("seed {seed}: {first}{sig}"))
+                }
+            }
+        }
+    }
 }
