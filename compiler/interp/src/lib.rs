@@ -51,10 +51,25 @@
 //!   round to nearest-even; `ConvertF32toPackedF16` rounds toward zero and clamps finite values to
 //!   ±65504; `ConsumeAs` follows reference §B.5.
 //! - **Undef** (and uninitialized temps, outputs, scratch and LDS) is zero.
-//! - **Memory**: I/O, composites and constants trap on out-of-range indices; buffers, scratch,
-//!   LDS and push data are robust (out-of-range reads 0, writes dropped), with dxbc-spirv's
-//!   scalar-aligned layout. `BufferQuerySize` counts elements. Missing resources behave as null
-//!   descriptors. Sparse feedback always reports "resident" (`CheckSparseAccess` = true).
+//! - **Memory**: buffers, scratch, LDS and push data are robust (out-of-range reads 0, writes
+//!   dropped), with dxbc-spirv's scalar-aligned layout. `ConstantLoad` is robust too: an
+//!   out-of-range **array** index reads 0 — this is what dxbc-spirv's legalization makes of it
+//!   (`CleanupScratchPass::enableBoundChecking`, on by default, pads every dynamically indexed
+//!   constant array and scratch array by one zero element per dimension and clamps each array
+//!   index with `UMin(i, size)`; scratch stores get an `i < size` branch). The D3D9 constant
+//!   registers (`InputLoad` of `LegacyConstBool/Int/Float`) also read 0 past the end (DXVK
+//!   lowers them to a constant buffer over-declared by one zero element, dynamic indices
+//!   clamped). Other I/O, composites and vector-component/struct-member indices trap.
+//!   `BufferQuerySize` counts elements. Missing resources behave as null descriptors. Sparse
+//!   feedback always reports "resident" (`CheckSparseAccess` = true).
+//! - **Constants**: literals per reference §A.7; min-precision float constants hold f32 bits
+//!   and are rounded to f16 (nearest-even), min-precision ints hold i32/u32 values.
+//! - **GS**: `GsVertexCountIn` in [`ShaderInputs::random`] is the input primitive's vertex
+//!   count. Outputs of several streams that share a slot report stream 0's final value in
+//!   [`InvocationOutputs`] (emitted vertices carry their own stream's values).
+//! - **Oracles, not semantics**: [`RunConfig::fold_zero_products`] evaluates non-precise
+//!   `a·0` as dxbc-spirv's `ArithmeticPass` folds it (off by default). [`compare`] compares
+//!   two runs (bitwise, NaN == NaN).
 //! - `InterpolateAt*` return the input value (no sub-pixel interpolation model); derivatives
 //!   outside pixel shaders are 0; `Barrier` outside compute, ROV locks and `SetFpMode` are no-ops.
 //!
