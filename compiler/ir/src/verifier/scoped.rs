@@ -16,6 +16,8 @@ pub(super) fn check_function(cx: &mut Ctx<'_>, f: FunctionRange) {
     let m = cx.m;
     // Open scopes: (opener, saw else).
     let mut stack: Vec<(SsaDef, bool)> = Vec::new();
+    // Case values and whether a default was seen, per ScopedSwitch.
+    let mut cases: rustc_hash::FxHashMap<SsaDef, (Vec<u64>, bool)> = Default::default();
     for d in f.body(m) {
         let opcode = m.opcode(d);
         if matches!(
@@ -61,7 +63,20 @@ pub(super) fn check_function(cx: &mut Ctx<'_>, f: FunctionRange) {
                 }
             }
             OpCode::ScopedSwitchCase | OpCode::ScopedSwitchDefault => match stack.last() {
-                Some(&(top, _)) if Some(top) == target => {}
+                Some(&(top, _)) if Some(top) == target => {
+                    let (values, default) = cases.entry(top).or_default();
+                    if opcode == OpCode::ScopedSwitchDefault {
+                        if *default {
+                            cx.err(d, format!("second ScopedSwitchDefault of {top}"));
+                        }
+                        *default = true;
+                    } else if let Some(v) = m.op(d).operand_lit(1) {
+                        if values.contains(&v) {
+                            cx.err(d, format!("case value {} appears twice in {top}", v as i64));
+                        }
+                        values.push(v);
+                    }
+                }
                 top => {
                     let msg = open_scope_msg(m, top.map(|t| t.0), target);
                     cx.err(d, msg);

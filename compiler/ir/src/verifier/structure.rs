@@ -33,7 +33,19 @@ pub(super) fn check(cx: &mut Ctx<'_>) {
         .collect();
     match entry_points.len() {
         0 => cx.err(None, "module has no EntryPoint"),
-        1 => {}
+        1 => {
+            // Entry functions take no parameters and return nothing.
+            let e = entry_points[0];
+            for f in m.op(e).ref_defs().filter(|&f| m.is_live(f)) {
+                let op = m.op(f);
+                if op.opcode == OpCode::Function && (!op.operands.is_empty() || !op.ty.is_void()) {
+                    cx.err(
+                        e,
+                        format!("entry function {f} must take no parameters and return void"),
+                    );
+                }
+            }
+        }
         _ => {
             for &e in &entry_points[1..] {
                 cx.err(

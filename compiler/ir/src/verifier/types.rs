@@ -145,6 +145,37 @@ impl Rules<'_, '_> {
             }
         }
     }
+    /// `Switch %sel %default (%case %label)…`: an integer scalar selector, case constants of
+    /// its type, no case value twice.
+    fn switch(&mut self) {
+        self.want_void();
+        let Some(sel_ty) = self.arg_ty(0) else { return };
+        if sel_ty
+            .as_scalar()
+            .is_none_or(|s| !(s.is_int() || s == ScalarType::Unknown))
+        {
+            self.err(format!(
+                "the Switch selector must be an integer scalar, found {sel_ty}"
+            ));
+            return;
+        }
+        let mut seen: Vec<u64> = Vec::new();
+        for i in (2..self.nargs()).step_by(2) {
+            self.want_arg_is(i, &sel_ty, " (the selector type)");
+            let Some(c) = self.arg(i) else { continue };
+            let Some(v) = self.cx.m.op(c).operand_lit(0) else {
+                continue;
+            };
+            if seen.contains(&v) {
+                self.err(format!(
+                    "case value {} appears twice in the Switch",
+                    v as i64
+                ));
+            }
+            seen.push(v);
+        }
+    }
+
     /// Result of class `f`; every operand in `range` of the result type.
     fn same_as_result(
         &mut self,
@@ -275,7 +306,8 @@ impl Rules<'_, '_> {
                     }
                 }
             }
-            O::Label | O::Branch | O::Switch | O::Unreachable => self.want_void(),
+            O::Label | O::Branch | O::Unreachable => self.want_void(),
+            O::Switch => self.switch(),
             O::BranchConditional => {
                 self.want_void();
                 self.want_arg_is(0, &Type::scalar(ScalarType::Bool), "");
@@ -400,7 +432,7 @@ impl Rules<'_, '_> {
             | O::CounterAtomic
             | O::MemoryAtomic => {
                 let t = self.result();
-                if !t.is_void() && t.as_basic().is_none() {
+                if !t.is_void() && t.as_scalar().is_none() {
                     self.err(format!("{opcode} must have void or scalar type, found {t}"));
                 }
                 if matches!(opcode, O::BufferAtomic | O::ImageAtomic | O::CounterAtomic) {
