@@ -80,6 +80,7 @@ pub fn run(dir: &Path, reps: usize) -> Result<ExitCode, String> {
         parse.micros.push(t);
         parse.bytes += txt.len();
     }
+    let (steps, secs, shaders) = interp_speed(&files);
     println!(
         "{} files ({} unreadable), best of {reps} runs each",
         files.len(),
@@ -92,5 +93,38 @@ pub fn run(dir: &Path, reps: usize) -> Result<ExitCode, String> {
     for s in [&mut read, &mut write, &mut print, &mut parse] {
         println!("{}", s.row());
     }
+    println!(
+        "interpreter: {steps} ops in {secs:.3} s over {shaders} legalized vertex/pixel/geometry \
+         shaders (one random input set each): {:.1} M ops/s",
+        steps as f64 / secs.max(1e-9) / 1e6
+    );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs every legalized vertex, pixel and geometry shader once on random inputs; returns the
+/// ops executed, the seconds spent and the number of shaders run.
+fn interp_speed(files: &[std::path::PathBuf]) -> (u64, f64, usize) {
+    let config = irc_testsuite::equivalence::run_config();
+    let (mut steps, mut secs, mut n) = (0u64, 0f64, 0usize);
+    for f in files
+        .iter()
+        .filter(|f| !f.to_string_lossy().ends_with(".raw.dxir"))
+    {
+        let Some(m) = std::fs::read(f).ok().and_then(|b| binary::read(&b).ok()) else {
+            continue;
+        };
+        use irc_ir::ShaderStage as S;
+        let stage = irc_testsuite::equivalence::stage(&m);
+        if !stage.is_some_and(|s| s == S::Pixel || s == S::Vertex || s == S::Geometry) {
+            continue;
+        }
+        let inputs = irc_interp::ShaderInputs::random(&m, 0);
+        let t = Instant::now();
+        if let Ok(out) = irc_interp::run(&m, &inputs, &config) {
+            secs += t.elapsed().as_secs_f64();
+            steps += out.steps;
+            n += 1;
+        }
+    }
+    (steps, secs, n)
 }
