@@ -6,18 +6,26 @@
 
 pub mod caps;
 pub mod cfg_cleanup;
+pub mod const_fold;
 pub mod dce;
+#[cfg(test)]
+mod fold_tests;
+pub mod fold_util;
+pub mod gvn;
+pub mod gvn_pure;
 pub mod inline;
+pub mod licm;
 pub mod lower_consume;
 pub mod lower_dot;
 pub mod lower_legacy;
 pub mod lower_min16;
 pub mod manager;
-pub mod propagate_types;
-pub mod scratch_to_regs;
-
 pub mod pipelines;
+pub mod propagate_types;
 pub mod registry;
+pub mod scratch_to_regs;
+pub mod simplify;
+pub mod types_util;
 
 pub use caps::{PassContext, TargetCaps};
 pub use manager::{ManagerOptions, PassManager, PrintAfter};

@@ -1,5 +1,13 @@
 //! Pipelines: plain straight-line code over the pass manager.
+//!
+//! `legalize[:TARGET]` takes raw IR (or legalized IR: every step is a no-op on what it does not
+//! find) to structured, typed SSA that the target can execute, lowering only what the target's
+//! [`crate::TargetCaps`] says it lacks. Its order follows dxbc-spirv's `legalizeIr`
+//! (reference B.2) where the steps correspond: control flow and SSA first, min-precision types
+//! before type resolution, type resolution before anything that needs types, inlining before
+//! the per-target lowerings (so that they see every use), cleanup last.
 
+use crate::caps::TargetCaps;
 use crate::manager::PassManager;
 use crate::registry::find;
 use crate::PassError;
@@ -20,13 +28,53 @@ pub fn frontend(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
     Ok(())
 }
 
-/// Names of the pipelines `irc opt --pipeline` knows.
-pub const PIPELINES: &[&str] = &["frontend"];
+/// Raw or legalized IR to IR the target of `pm.context.caps` can take.
+pub fn legalize(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
+    frontend(pm, m)?;
+    step(pm, m, "lower-min16")?;
+    step(pm, m, "propagate-types")?;
+    step(pm, m, "lower-consume")?;
+    step(pm, m, "inline")?;
+    step(pm, m, "lower-legacy")?;
+    step(pm, m, "lower-dot")?;
+    if !pm.context.caps.indexable_scratch {
+        step(pm, m, "scratch-to-regs")?;
+    }
+    cleanup(pm, m)
+}
 
-/// Runs a pipeline by name.
+/// The clean-up dxbc-spirv's legalization also does (its arithmetic, CSE and control-flow
+/// loop), until nothing changes (at most four rounds).
+pub fn cleanup(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
+    for _ in 0..4 {
+        let mut changed = false;
+        for pass in ["const-fold", "simplify", "gvn", "cfg-cleanup", "dce"] {
+            changed |= step(pm, m, pass)?;
+        }
+        if !changed {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Names of the pipelines `irc opt --pipeline` knows (`legalize:TARGET` selects a target).
+pub const PIPELINES: &[&str] = &["frontend", "legalize"];
+
+/// Runs a pipeline by name: `frontend`, `legalize` (dxbc-spirv's choices) or
+/// `legalize:TARGET` (a target or family name: `lima`, `lima-fp`, `pica-vs`, `agal`, …), which
+/// also sets the pass context's capabilities.
 pub fn run(pm: &mut PassManager, m: &mut Module, name: &str) -> Result<(), PassError> {
-    match name {
+    let (base, target) = name
+        .split_once(':')
+        .map_or((name, None), |(b, t)| (b, Some(t)));
+    if let Some(t) = target {
+        pm.context.caps =
+            TargetCaps::for_target(t).ok_or_else(|| PassError::UnknownPipeline(name.into()))?;
+    }
+    match base {
         "frontend" => frontend(pm, m),
-        other => Err(PassError::UnknownPipeline(other.into())),
+        "legalize" => legalize(pm, m),
+        _ => Err(PassError::UnknownPipeline(name.into())),
     }
 }

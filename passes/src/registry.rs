@@ -95,6 +95,27 @@ pub static PASSES: &[PassInfo] = &[
         description: "inline every function call into the entry point",
         run: crate::inline::run,
     },
+    PassInfo {
+        name: "const-fold",
+        description: "fold ops on constants with the interpreter's own arithmetic",
+        run: crate::const_fold::run,
+    },
+    PassInfo {
+        name: "simplify",
+        description:
+            "algebraic identities, negation/abs folding, comparison and select simplification",
+        run: crate::simplify::run,
+    },
+    PassInfo {
+        name: "gvn",
+        description: "global value numbering over the dominator tree (CSE), copy propagation",
+        run: crate::gvn::run,
+    },
+    PassInfo {
+        name: "licm",
+        description: "hoist loop-invariant pure ops out of loops",
+        run: crate::licm::run,
+    },
 ];
 
 /// The pass with this name.

@@ -39,6 +39,10 @@ pub enum Check {
     /// Raw vs dxbc-spirv-legalized IR of each shader in our interpreter
     /// ([`crate::interp_check`]).
     Interp,
+    /// `.raw.dxir` through our `legalize[:TARGET]` pipeline: verifier clean, the same outputs
+    /// as the raw input and as dxbc-spirv's `.dxir` (up to its reviewed known differences) on
+    /// [`SEEDS`] input sets; op counts and time per shader reported.
+    Legalize(String),
 }
 
 impl Check {
@@ -47,7 +51,12 @@ impl Check {
         match s {
             "roundtrip" => Some(Check::Roundtrip),
             "interp" => Some(Check::Interp),
+            "legalize" => Some(Check::Legalize("default".into())),
             "frontend" => Some(Check::Passes(Vec::new())),
+            _ if s.starts_with("legalize:") => {
+                let t = &s["legalize:".len()..];
+                irc_passes::TargetCaps::for_target(t).map(|_| Check::Legalize(t.to_string()))
+            }
             _ => {
                 let list = s.strip_prefix("passes:")?;
                 let names: Vec<String> = list.split(',').map(|p| p.trim().to_string()).collect();
@@ -63,21 +72,23 @@ impl Check {
             Check::Roundtrip => "roundtrip",
             Check::Passes(_) => "passes",
             Check::Interp => "interp",
+            Check::Legalize(_) => "legalize",
         }
     }
     /// Whether the check applies to a file (pass checks start from raw IR only).
     fn applies_to(&self, path: &Path) -> bool {
         match self {
             Check::Roundtrip => true,
-            Check::Passes(_) => path.to_string_lossy().ends_with(".raw.dxir"),
+            Check::Passes(_) | Check::Legalize(_) => path.to_string_lossy().ends_with(".raw.dxir"),
             Check::Interp => !path.to_string_lossy().ends_with(".raw.dxir"),
         }
     }
-    fn run(&self, path: &Path) -> Outcome {
+    fn run(&self, path: &Path, metrics: &Mutex<Vec<Metrics>>) -> Outcome {
         match self {
             Check::Roundtrip => roundtrip(path),
             Check::Passes(names) => passes(path, names),
             Check::Interp => crate::interp_check::check(path),
+            Check::Legalize(target) => legalize(path, target, metrics),
         }
     }
 }
@@ -100,6 +111,50 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// Time per file, slowest first.
     pub times: Vec<(String, std::time::Duration)>,
+    /// Figures of checks that measure (legalize), one per file that got that far.
+    pub metrics: Vec<Metrics>,
+}
+
+/// What a measuring check records for one shader.
+#[derive(Clone, Copy, Debug)]
+pub struct Metrics {
+    /// Ops in our result.
+    pub ops: usize,
+    /// Ops in dxbc-spirv's `.dxir` of the same shader.
+    pub reference_ops: usize,
+    /// Time of the pipeline alone (no verification), in µs.
+    pub micros: f64,
+}
+
+impl Report {
+    /// Summary of the metrics: op totals and median ratio, time median / p90 / max.
+    pub fn metrics_summary(&self) -> Option<String> {
+        if self.metrics.is_empty() {
+            return None;
+        }
+        let n = self.metrics.len();
+        let ops: usize = self.metrics.iter().map(|m| m.ops).sum();
+        let reference: usize = self.metrics.iter().map(|m| m.reference_ops).sum();
+        let mut ratios: Vec<f64> = self
+            .metrics
+            .iter()
+            .map(|m| m.ops as f64 / m.reference_ops.max(1) as f64)
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        let mut t: Vec<f64> = self.metrics.iter().map(|m| m.micros).collect();
+        t.sort_by(f64::total_cmp);
+        let pct = |p: f64| t[((n - 1) as f64 * p) as usize];
+        Some(format!(
+            "{n} shaders: {ops} ops after our pipeline vs {reference} in dxbc-spirv's .dxir \
+             (total ratio {:.3}, median ratio {:.3}); time per shader median {:.1} µs, p90 {:.1} µs, \
+             max {:.1} µs\n",
+            ops as f64 / reference.max(1) as f64,
+            ratios[n / 2],
+            pct(0.5),
+            pct(0.9),
+            t[n - 1]
+        ))
+    }
 }
 
 impl Report {
@@ -137,6 +192,9 @@ impl fmt::Display for Report {
                 let reason = reason.lines().next().unwrap_or("");
                 writeln!(f, "{:<w$}  {:<10}  {:<11}  {reason}", r.file, r.stage, kind)?;
             }
+        }
+        if let Some(m) = self.metrics_summary() {
+            f.write_str(&m)?;
         }
         writeln!(f, "{}", self.summary())
     }
@@ -182,20 +240,22 @@ pub fn run(dir: &Path, check: &Check, threads: usize) -> std::io::Result<Report>
     files.retain(|f| check.applies_to(f));
     let next = AtomicUsize::new(0);
     let report = Mutex::new(Report::default());
+    let metrics = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(path) = files.get(i) else { break };
                 let start = std::time::Instant::now();
-                let outcome = std::panic::catch_unwind(|| check.run(path)).unwrap_or_else(|e| {
-                    let msg = e
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_default();
-                    Outcome::Failed(format!("panic: {msg}"))
-                });
+                let outcome = std::panic::catch_unwind(|| check.run(path, &metrics))
+                    .unwrap_or_else(|e| {
+                        let msg = e
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_default();
+                        Outcome::Failed(format!("panic: {msg}"))
+                    });
                 let elapsed = start.elapsed();
                 let mut r = report.lock().unwrap_or_else(|p| p.into_inner());
                 let name = path
@@ -226,7 +286,8 @@ pub fn run(dir: &Path, check: &Check, threads: usize) -> std::io::Result<Report>
     });
     let mut report = report.into_inner().unwrap_or_else(|p| p.into_inner());
     report.rows.sort_by(|a, b| a.file.cmp(&b.file));
-    report.times.sort_by(|a, b| b.1.cmp(&a.1));
+    report.times.sort_by_key(|t| std::cmp::Reverse(t.1));
+    report.metrics = metrics.into_inner().unwrap_or_else(|p| p.into_inner());
     Ok(report)
 }
 
@@ -298,5 +359,81 @@ fn passes(path: &Path, names: &[String]) -> Outcome {
         Verdict::Same => Outcome::Ok,
         Verdict::NotRunnable(why) => Outcome::Unsupported(format!("interpreter: {why}")),
         Verdict::Differs(why) => Outcome::Failed(format!("behaviour changed: {why}")),
+    }
+}
+
+fn legalize(path: &Path, target: &str, metrics: &Mutex<Vec<Metrics>>) -> Outcome {
+    let read = |p: &Path| -> Result<irc_ir::Module, String> {
+        let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        binary::read(&bytes).map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let name = path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    let id = name.trim_end_matches(".raw.dxir").to_string();
+    let (raw, reference) = match (read(path), read(&path.with_file_name(format!("{id}.dxir")))) {
+        (Ok(r), Ok(l)) => (r, l),
+        (Err(e), _) | (_, Err(e)) => return Outcome::Failed(e),
+    };
+    let pipeline = format!("legalize:{target}");
+    // Timed run without verification, then one verification; on failure, rerun verifying
+    // after every pass to name the pass at fault.
+    let mut m = raw.clone();
+    let mut pm = PassManager::new(ManagerOptions {
+        verify: false,
+        ..Default::default()
+    });
+    let start = std::time::Instant::now();
+    let result = irc_passes::pipelines::run(&mut pm, &mut m, &pipeline);
+    let micros = start.elapsed().as_secs_f64() * 1e6;
+    match result {
+        Ok(()) => {}
+        Err(e @ PassError::Unsupported { .. })
+        | Err(e @ PassError::Frontend(irc_frontend::FrontendError::Unsupported { .. })) => {
+            return Outcome::Unsupported(e.to_string())
+        }
+        Err(e) => return Outcome::Failed(e.to_string()),
+    }
+    if verifier::verify(&m).is_err() {
+        let mut again = raw.clone();
+        let mut pm = PassManager::new(ManagerOptions {
+            verify: true,
+            ..Default::default()
+        });
+        let why = match irc_passes::pipelines::run(&mut pm, &mut again, &pipeline) {
+            Err(e) => e.to_string(),
+            Ok(()) => "verifier errors after the pipeline".into(),
+        };
+        return Outcome::Failed(why);
+    }
+    if let Ok(mut v) = metrics.lock() {
+        v.push(Metrics {
+            ops: m.len(),
+            reference_ops: reference.len(),
+            micros,
+        });
+    }
+    match compare(&raw, &m, &raw, SEEDS) {
+        Verdict::Same => {}
+        Verdict::NotRunnable(why) => return Outcome::Unsupported(format!("interpreter: {why}")),
+        Verdict::Differs(why) => {
+            return Outcome::Failed(format!("differs from the raw input: {why}"))
+        }
+    }
+    // dxbc-spirv's output is compared where the interp check compares it: compute workgroups
+    // are cut to 64 invocations, which makes LDS-sharing shaders incomparable across forms.
+    use irc_ir::ShaderStage as S;
+    let stage = crate::equivalence::stage(&raw);
+    if !stage.is_some_and(|s| s == S::Pixel || s == S::Vertex || s == S::Geometry) {
+        return Outcome::Ok;
+    }
+    match compare(&reference, &m, &raw, SEEDS) {
+        Verdict::Same | Verdict::NotRunnable(_) => Outcome::Ok,
+        Verdict::Differs(why) => match crate::interp_check::known_difference(&id) {
+            Some(reason) => Outcome::Known(format!("as raw; dxbc-spirv differs: {reason}")),
+            None => Outcome::Failed(format!("differs from dxbc-spirv's .dxir: {why}")),
+        },
     }
 }

@@ -235,6 +235,15 @@ fn merge(mut a: ShaderInputs, b: ShaderInputs) -> ShaderInputs {
     a
 }
 
+/// The reviewed reason why dxbc-spirv's legalized IR of shader `id` differs from its raw IR,
+/// if there is one.
+pub fn known_difference(id: &str) -> Option<String> {
+    KNOWN
+        .iter()
+        .find(|(k, _, _)| *k == id)
+        .map(|(_, r, ops)| format!("{r:?}: {ops}"))
+}
+
 /// Runs the check for one `.dxir` file (the legalized one; its `.raw.dxir` sits beside it).
 pub fn check(path: &Path) -> Outcome {
     let name = path

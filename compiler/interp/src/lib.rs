@@ -80,6 +80,7 @@
 pub mod access;
 pub mod compare;
 pub mod convert;
+pub mod eval;
 pub mod exec;
 pub mod float;
 pub mod image;

@@ -26,12 +26,13 @@
 //! * varying: `load[.perspective.z|.perspective.w|.perspective.unknown].v DEST[.mask] SRC[.norm]` where
 //!   `SRC` is `IDX.c` (alignment 0, IDX = index>>2), `IDX.xy|IDX.zw` (alignment 1, index>>1) or `IDX`
 //!   (alignment 2/3), each optionally `+$r.c` (indirect), or a vec4 source (register layout), or
-//!   `cube(..)`, `normalize(..)`, `gl_FragCoord`, `gl_PointCoord`, `gl_FrontFacing`. `.norm` marks bit 6 of a
-//!   plain register load (not printed by Mesa).
+//!   `cube(..)`, `normalize(..)`, `gl_FragCoord`, `gl_PointCoord`, `gl_FrontFacing`. `.norm` after a
+//!   register source (plain, inside `cube(..)` or `normalize(..)`) marks bit 6 (not printed by Mesa).
 //! * sampler: `texld[.b|.lod][.cube|_tN] INDEX[+$r.c][ $l.c]` (`.b` bias register, `.lod` explicit LOD — Mesa
 //!   prints `.b` for both).
 //! * uniform: `load.u|load.t|load.uN IDX` with `IDX` = `n` (vec4), `n.xy|n.zw` (vec2), `n.c` (float), indices
-//!   signed, optionally `+$r.c`. The result is `^uniform`.
+//!   signed (`n` = index floor-divided by 2 or 4, so −1 is `-1.w`; Mesa truncates), optionally `+$r.c`.
+//!   The result is `^uniform`.
 //! * vec4 mul: `OP[.mod].v0 DEST ARG0[<<OPCODE] ` then `ARG1` for two-source ops (a one-source op leaves a
 //!   trailing space, as Mesa does). `DEST` is `^vmul` when the mask is 0. Shifted multiplies (opcodes 1–7)
 //!   print the raw opcode after `<<`.
@@ -173,11 +174,18 @@ fn vdest(dest: u8, m: u8) -> String {
     format!("${dest}{}", mask(m))
 }
 
+/// Mesa divides with C truncation (`index / 4`, `index & 3`), which prints −1 and 3 alike as `0.w`; floor
+/// division (identical for index ≥ 0) keeps negative spill slots unambiguous: −1 → `-1.w`.
 fn index_text(index: i16, align: u8) -> String {
+    let i = i32::from(index);
     match align {
         2 => format!("{index}"),
-        1 => format!("{}.{}", index / 2, if index & 1 != 0 { "zw" } else { "xy" }),
-        _ => format!("{}.{}", index / 4, COMP[(index & 3) as usize]),
+        1 => format!(
+            "{}.{}",
+            i.div_euclid(2),
+            if i & 1 != 0 { "zw" } else { "xy" }
+        ),
+        _ => format!("{}.{}", i.div_euclid(4), COMP[(i & 3) as usize]),
     }
 }
 
@@ -199,6 +207,15 @@ fn varying_imm(imm: &VaryingImm) -> String {
 
 fn varying_reg(r: &VaryingReg) -> String {
     vsrc(&r.src, None)
+}
+
+/// `.norm` when bit 6 is set (any register-layout source).
+fn norm(r: &VaryingReg) -> &'static str {
+    if r.normalize {
+        ".norm"
+    } else {
+        ""
+    }
 }
 
 fn varying(v: &Varying) -> String {
@@ -224,16 +241,10 @@ fn varying(v: &Varying) -> String {
     s.push(' ');
     s += &match &v.source {
         VaryingSource::Varying { imm, .. } => varying_imm(imm),
-        VaryingSource::Register { reg, .. } => {
-            format!(
-                "{}{}",
-                varying_reg(reg),
-                if reg.normalize { ".norm" } else { "" }
-            )
-        }
+        VaryingSource::Register { reg, .. } => format!("{}{}", varying_reg(reg), norm(reg)),
         VaryingSource::CubeVarying(imm) => format!("cube({})", varying_imm(imm)),
-        VaryingSource::CubeRegister(r) => format!("cube({})", varying_reg(r)),
-        VaryingSource::Normalize(r) => format!("normalize({})", varying_reg(r)),
+        VaryingSource::CubeRegister(r) => format!("cube({}{})", varying_reg(r), norm(r)),
+        VaryingSource::Normalize(r) => format!("normalize({}{})", varying_reg(r), norm(r)),
         VaryingSource::FragCoord(_) => "gl_FragCoord".into(),
         VaryingSource::PointCoord(_) => "gl_PointCoord".into(),
         VaryingSource::FrontFacing(_) => "gl_FrontFacing".into(),

@@ -9,10 +9,14 @@
 //! * [`instr`] — the structured, decoded form of one instruction ([`Instruction`]);
 //! * [`decode`] — words → [`Instruction`]s;
 //! * [`disasm`] — [`Instruction`]s → text;
+//! * [`encode`] — [`Instruction`]s → words (with program linking);
+//! * [`asm`] — text → [`Instruction`]s (the disassembler's syntax);
 //! * [`sim`] (+ `sim_units`, [`texture`]) — the quad simulator.
 
+pub mod asm;
 pub mod decode;
 pub mod disasm;
+pub mod encode;
 pub mod instr;
 pub mod isa;
 pub mod sim;

@@ -1,0 +1,137 @@
+//! `const-fold`: replaces every pure op whose operands are all constants by the `Constant` it
+//! evaluates to.
+//!
+//! **One evaluator.** The arithmetic is the interpreter's own: the operand constants are
+//! decoded with [`irc_interp::value::constant_value`] (what a run reads), the op is evaluated by
+//! [`irc_interp::eval::fold`] (the per-component functions and broadcasting rule a run uses),
+//! and the result is encoded back with [`irc_interp::eval::constant_literals`]. So a folded
+//! program computes bit for bit what the original computed — NaN payloads, signed zeros,
+//! denormals, saturating conversions, wrapping and masked shifts included. Because the result
+//! is what the op computes, `Precise` ops and ops with `NoNan`/`NoInf`/`NoSz` fold too (the
+//! flags allow *other* results, they never forbid the exact one).
+//!
+//! **What folds.** Conversions and casts, composite construct/extract/insert and `ConstantLoad`
+//! of a constant composite, float, integer and boolean comparisons, boolean logic, `Select`,
+//! float arithmetic (including legacy, dot-product and transcendental ops, which the
+//! interpreter evaluates with the host libm — that is the semantics we test against), integer
+//! arithmetic and bit ops, extended ops, `MinValue`/`MaxValue`; and a `Phi` whose incoming
+//! values are all the same constant (or the phi itself, around a loop). What never folds: ops
+//! with effects or that read state (loads, derivatives, image ops, atomics), `Undef` operands,
+//! spec constants, `CheckSparseAccess` (the interpreter's "always resident" is a model, not a
+//! fact about the constant operand), and results whose type holds no constant (descriptors,
+//! untyped `?` values — an untyped constant would decode differently from the computed value).
+//! Constant branches and switches are `cfg-cleanup`'s.
+//!
+//! **Algorithm.** A worklist seeded with all code in program order. An op folds when every
+//! reference operand is a `Constant`; it is replaced by the (de-duplicated) constant, removed,
+//! and its users are queued, so chains fold in one pass and phis fed around a loop are
+//! revisited when their back-edge value folds. Constants the pass created that end up unused
+//! (intermediate results of a folded chain) are removed at the end. Each op is evaluated once per time it is queued,
+//! and it is queued again only when an operand changed: linear in the module.
+
+use crate::caps::PassContext;
+use crate::fold_util::{
+    const_value, make_constant, remove_unused_constants, replace_value, Worklist,
+};
+use crate::PassError;
+use irc_interp::Value;
+use irc_ir::{Module, OpCode, SsaDef};
+use smallvec::SmallVec;
+
+/// Runs the pass; returns whether the module changed.
+pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
+    let mut work = Worklist::of_code(m);
+    let mut changed = false;
+    let mut created = Vec::new();
+    while let Some(d) = work.pop() {
+        if !m.is_live(d) {
+            continue;
+        }
+        let Some(c) = fold_op(m, d) else { continue };
+        work.push_users(m, d);
+        replace_value(m, d, c);
+        created.push(c);
+        changed = true;
+    }
+    // Constants that were only intermediate results of a folded chain.
+    remove_unused_constants(m, &created);
+    Ok(changed)
+}
+
+/// The constant `d` folds to, created if needed.
+pub fn fold_op(m: &mut Module, d: SsaDef) -> Option<SsaDef> {
+    let op = m.op(d);
+    match op.opcode {
+        OpCode::Phi => return phi_constant(m, d),
+        OpCode::CheckSparseAccess | OpCode::Constant | OpCode::Undef => return None,
+        o if o.is_declarative() || o.has_effect() || o.reads_state() || o.is_terminator() => {
+            return None
+        }
+        _ => {}
+    }
+    if !op.has_result() {
+        return None;
+    }
+    let n = op.first_literal().min(op.operands.len());
+    let mut args: SmallVec<[Value; 4]> = SmallVec::new();
+    for i in 0..n {
+        args.push(const_value(m, op.operand_def(i)?)?);
+    }
+    let operand0_ty = op.operand_def(0).map_or(op.ty.clone(), |a| m.ty(a).clone());
+    let v = irc_interp::eval::fold(op, &args, &operand0_ty)?;
+    let ty = op.ty.clone();
+    make_constant(m, &ty, &v)
+}
+
+/// The constant every incoming value of phi `d` is (ignoring the phi itself).
+fn phi_constant(m: &Module, d: SsaDef) -> Option<SsaDef> {
+    let op = m.op(d);
+    let mut value = None;
+    for pair in op.operands.chunks(2) {
+        let v = pair.get(1)?.as_ref()?;
+        if v == d {
+            continue;
+        }
+        if m.opcode(v) != OpCode::Constant || value.is_some_and(|c| c != v) {
+            return None;
+        }
+        value = Some(v);
+    }
+    value.filter(|&c| m.ty(c) == &op.ty)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use irc_interp::eval::constant_literals;
+    use irc_interp::value::constant_value;
+    use irc_ir::{ScalarType, Type};
+
+    #[test]
+    fn literals_round_trip() {
+        let cases: &[(Type, &[u64])] = &[
+            (Type::scalar(ScalarType::I32), &[u64::MAX]),
+            (Type::scalar(ScalarType::U32), &[0xffff_ffff]),
+            (
+                Type::vector(ScalarType::F32, 2),
+                &[0x8000_0000, 0x7fc0_0000],
+            ),
+            (Type::scalar(ScalarType::MinF16), &[1.5f32.to_bits() as u64]),
+            (Type::scalar(ScalarType::MinI16), &[(-3i64) as u64]),
+            (Type::scalar(ScalarType::MinU16), &[65535]),
+            (Type::scalar(ScalarType::Bool), &[1]),
+            (Type::scalar(ScalarType::F16), &[0x8001]),
+            (Type::scalar(ScalarType::I8), &[(-128i64) as u64]),
+        ];
+        for (ty, lits) in cases {
+            let v = constant_value(ty, lits).unwrap();
+            assert_eq!(constant_literals(ty, &v).as_deref(), Some(*lits), "{ty}");
+        }
+        // An untyped value has no constant that decodes to it.
+        let v = Value::f32(1.0);
+        assert_eq!(
+            constant_literals(&Type::scalar(ScalarType::Unknown), &v),
+            None
+        );
+    }
+}

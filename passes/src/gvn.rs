@@ -1,0 +1,137 @@
+//! `gvn`: global value numbering over the dominator tree (common-subexpression elimination),
+//! phi simplification and trivial-phi removal.
+//!
+//! The pass works on one function at a time. It walks the dominator tree in preorder with a
+//! scoped hash table that maps the *key* of a pure op to the op that first computed it. The
+//! key is the op itself — opcode, flags, result type and operands — with the operands of a
+//! commutative op put in id order (see [`crate::gvn_pure`] for what is pure and what
+//! commutes). When the walk meets an op whose key is in the table, the op in the table is in a
+//! block that dominates the current one (or earlier in the same block), so it dominates every
+//! use of the current op: all uses are redirected to it and the current op is removed. Since
+//! uses are redirected at once, the operands of later ops already name the surviving value
+//! numbers, and chains of redundant ops collapse in a single walk. On leaving a block its
+//! entries are popped from the table (an undo log), so ops in sibling branches, which do not
+//! dominate each other, are never merged.
+//!
+//! Flags are part of the key: a `precise` op and a plain one stay apart, as do loads with and
+//! without `nonuniform`.
+//!
+//! Phis are numbered separately, per block: two phis of one block whose (predecessor, value)
+//! pairs are equal (in any order) and that have the same type and flags compute the same
+//! value, and the later one is replaced by the earlier one. After the walk, phis that merge a
+//! single value (ignoring self-references, including ones that became trivial because their
+//! operands were merged) are replaced by that value with the frontend's
+//! [`irc_frontend::ssa::remove_trivial_phis`] worklist.
+//!
+//! Merging two phis or removing a trivial one can make more ops identical (their operands were
+//! different phis before), and the walk sees the operands of a loop header's phis coming from
+//! the back edge only after the phis, so the function is processed again while something
+//! changes, at most [`MAX_ROUNDS`] times. Each round is linear in the size of the function
+//! (one hash lookup per op, one use-list rewrite per removed op).
+
+use crate::caps::PassContext;
+use crate::gvn_pure::{is_pure, phi_key, value_key};
+use crate::PassError;
+use irc_ir::analysis::{functions, Block, Cfg, DomTree, FunctionRange};
+use irc_ir::{Module, Op, OpCode, SsaDef};
+use rustc_hash::FxHashMap;
+
+/// Rounds per function at most (the first does nearly all the work).
+pub const MAX_ROUNDS: usize = 4;
+
+/// Runs the pass; returns whether the module changed.
+pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
+    let mut changed = false;
+    for f in functions(m) {
+        for _ in 0..MAX_ROUNDS {
+            if !number_function(m, f) {
+                break;
+            }
+            changed = true;
+        }
+    }
+    Ok(changed)
+}
+
+/// One round over function `f`; returns whether anything was merged or removed.
+fn number_function(m: &mut Module, f: FunctionRange) -> bool {
+    let cfg = Cfg::build(m, f);
+    let Some(entry) = cfg.entry() else {
+        return false;
+    };
+    let dom = DomTree::compute(&cfg);
+    let mut w = Walk {
+        table: FxHashMap::default(),
+        undo: Vec::new(),
+        phis: Vec::new(),
+        changed: false,
+    };
+    // Iterative preorder walk: (block, next child, undo-log mark of the block's scope).
+    let mut stack: Vec<(Block, usize, usize)> = Vec::new();
+    w.visit(m, &cfg, entry);
+    stack.push((entry, 0, 0));
+    while let Some(top) = stack.last_mut() {
+        if let Some(&c) = dom.children(top.0).get(top.1) {
+            top.1 += 1;
+            let mark = w.undo.len();
+            w.visit(m, &cfg, c);
+            stack.push((c, 0, mark));
+        } else {
+            let (_, _, mark) = stack.pop().expect("non-empty stack");
+            for key in w.undo.drain(mark..) {
+                w.table.remove(&key);
+            }
+        }
+    }
+    let phis: Vec<SsaDef> = w.phis.into_iter().filter(|&p| m.is_live(p)).collect();
+    irc_frontend::ssa::remove_trivial_phis(m, phis.clone());
+    w.changed || phis.iter().any(|&p| !m.is_live(p))
+}
+
+/// State of one dominator-tree walk.
+struct Walk {
+    /// Key of a pure op → the op that computes it, for the blocks on the current tree path.
+    table: FxHashMap<Op, SsaDef>,
+    /// Keys inserted, in order, so leaving a block can take its own entries out.
+    undo: Vec<Op>,
+    /// Every phi kept, for the trivial-phi sweep.
+    phis: Vec<SsaDef>,
+    changed: bool,
+}
+
+impl Walk {
+    fn visit(&mut self, m: &mut Module, cfg: &Cfg, b: Block) {
+        let mut block_phis: FxHashMap<Op, SsaDef> = FxHashMap::default();
+        for &d in &cfg.block(b).ops[1..] {
+            if !m.is_live(d) {
+                continue;
+            }
+            if m.opcode(d) == OpCode::Phi {
+                let key = phi_key(m.op(d));
+                match block_phis.get(&key) {
+                    Some(&e) => self.replace(m, d, e),
+                    None => {
+                        block_phis.insert(key, d);
+                        self.phis.push(d);
+                    }
+                }
+            } else if is_pure(m, d) {
+                let key = value_key(m.op(d));
+                match self.table.get(&key) {
+                    Some(&e) => self.replace(m, d, e),
+                    None => {
+                        self.table.insert(key.clone(), d);
+                        self.undo.push(key);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Redirects the uses of `d` to the equivalent, dominating `e` and removes `d`.
+    fn replace(&mut self, m: &mut Module, d: SsaDef, e: SsaDef) {
+        m.replace_all_uses(d, e);
+        m.remove(d);
+        self.changed = true;
+    }
+}
