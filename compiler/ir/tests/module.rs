@@ -175,3 +175,37 @@ fn string_operands_pack_and_unpack() {
     let bad = void(OpCode::DebugName).lit(5).lit(6);
     assert!(!bad.is_consistent(), "operand 0 must be a reference");
 }
+
+#[test]
+fn order_queries_agree_with_iteration_after_random_insertions() {
+    let (mut m, _, c, a) = small();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut ops = vec![a];
+    for _ in 0..3000 {
+        let at = ops[(next() % ops.len() as u64) as usize];
+        let op = Op::new(OpCode::FAbs, ScalarType::F32).arg(c);
+        let d = if next() % 2 == 0 {
+            m.insert_before(at, op)
+        } else {
+            m.insert_after(at, op)
+        };
+        ops.push(d);
+    }
+    let order: Vec<SsaDef> = m.code().collect();
+    for w in order.windows(2) {
+        assert!(m.precedes(w[0], w[1]), "{} must precede {}", w[0], w[1]);
+    }
+    let pos: std::collections::HashMap<SsaDef, usize> =
+        order.iter().enumerate().map(|(i, &d)| (d, i)).collect();
+    for _ in 0..3000 {
+        let x = order[(next() % order.len() as u64) as usize];
+        let y = order[(next() % order.len() as u64) as usize];
+        assert_eq!(m.precedes(x, y), pos[&x] < pos[&y]);
+    }
+}
