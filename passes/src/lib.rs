@@ -8,12 +8,13 @@ pub mod caps;
 pub mod cfg_cleanup;
 pub mod const_fold;
 pub mod dce;
-#[cfg(test)]
-mod fold_tests;
+pub mod dead_io;
 pub mod fold_util;
 pub mod gvn;
 pub mod gvn_pure;
+pub mod if_convert;
 pub mod inline;
+pub mod int_to_float;
 pub mod licm;
 pub mod lower_consume;
 pub mod lower_dot;
@@ -26,6 +27,9 @@ pub mod registry;
 pub mod scratch_to_regs;
 pub mod simplify;
 pub mod types_util;
+pub mod unroll;
+#[cfg(test)]
+mod fold_tests;
 
 pub use caps::{PassContext, TargetCaps};
 pub use manager::{ManagerOptions, PassManager, PrintAfter};

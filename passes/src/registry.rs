@@ -116,6 +116,26 @@ pub static PASSES: &[PassInfo] = &[
         description: "hoist loop-invariant pure ops out of loops",
         run: crate::licm::run,
     },
+    PassInfo {
+        name: "if-convert",
+        description: "branches to selects where the target cost model says so",
+        run: crate::if_convert::run,
+    },
+    PassInfo {
+        name: "unroll",
+        description: "loop unrolling with trip-count analysis; full unrolling for loop-less targets",
+        run: crate::unroll::run,
+    },
+    PassInfo {
+        name: "int-to-float",
+        description: "integer ops provably exact in float become float ops on float-only targets",
+        run: crate::int_to_float::run,
+    },
+    PassInfo {
+        name: "dead-io",
+        description: "remove outputs nobody reads and inputs nobody loads",
+        run: crate::dead_io::run,
+    },
 ];
 
 /// The pass with this name.
