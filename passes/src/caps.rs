@@ -104,12 +104,15 @@ impl TargetCaps {
 #[derive(Clone, Debug)]
 pub struct PassContext {
     pub caps: TargetCaps,
+    /// Optimization level of the `opt` pipeline: 0, 1 or 2.
+    pub opt_level: u8,
 }
 
 impl Default for PassContext {
     fn default() -> Self {
         PassContext {
             caps: TargetCaps::DEFAULT,
+            opt_level: 2,
         }
     }
 }

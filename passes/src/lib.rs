@@ -9,6 +9,8 @@ pub mod cfg_cleanup;
 pub mod const_fold;
 pub mod dce;
 pub mod dead_io;
+#[cfg(test)]
+mod fold_tests;
 pub mod fold_util;
 pub mod gvn;
 pub mod gvn_pure;
@@ -28,8 +30,6 @@ pub mod scratch_to_regs;
 pub mod simplify;
 pub mod types_util;
 pub mod unroll;
-#[cfg(test)]
-mod fold_tests;
 
 pub use caps::{PassContext, TargetCaps};
 pub use manager::{ManagerOptions, PassManager, PrintAfter};

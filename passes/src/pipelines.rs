@@ -58,12 +58,56 @@ pub fn cleanup(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
     Ok(())
 }
 
-/// Names of the pipelines `irc opt --pipeline` knows (`legalize:TARGET` selects a target).
-pub const PIPELINES: &[&str] = &["frontend", "legalize"];
+/// `legalize`, then the optimizer at `pm.context.opt_level`:
+/// - `-O0`: nothing more;
+/// - `-O1`: the clean-up loop again with loop-invariant code motion;
+/// - `-O2`: also if-conversion and unrolling (per the target's cost model; mandatory where the
+///   target has no branches or loops), integer-to-float mapping on float-only targets, and
+///   dead input/output removal.
+pub fn optimize(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
+    legalize(pm, m)?;
+    let level = pm.context.opt_level;
+    let caps = pm.context.caps.clone();
+    if level == 0 {
+        return Ok(());
+    }
+    if level >= 2 || !caps.branches || !caps.loops {
+        step(pm, m, "unroll")?;
+        step(pm, m, "if-convert")?;
+    }
+    for _ in 0..4 {
+        let mut changed = false;
+        for pass in [
+            "const-fold",
+            "simplify",
+            "gvn",
+            "licm",
+            "cfg-cleanup",
+            "dce",
+        ] {
+            changed |= step(pm, m, pass)?;
+        }
+        if !changed {
+            break;
+        }
+    }
+    if !caps.integers {
+        step(pm, m, "int-to-float")?;
+        cleanup(pm, m)?;
+    }
+    if level >= 2 {
+        step(pm, m, "dead-io")?;
+        step(pm, m, "dce")?;
+    }
+    Ok(())
+}
 
-/// Runs a pipeline by name: `frontend`, `legalize` (dxbc-spirv's choices) or
-/// `legalize:TARGET` (a target or family name: `lima`, `lima-fp`, `pica-vs`, `agal`, …), which
-/// also sets the pass context's capabilities.
+/// Names of the pipelines `irc opt --pipeline` knows (`NAME:TARGET` selects a target).
+pub const PIPELINES: &[&str] = &["frontend", "legalize", "opt"];
+
+/// Runs a pipeline by name: `frontend`, `legalize` or `opt`, optionally `:TARGET` (a target
+/// or family name: `lima`, `lima-fp`, `pica-vs`, `agal`, …), which also sets the pass
+/// context's capabilities (dxbc-spirv's choices without a target).
 pub fn run(pm: &mut PassManager, m: &mut Module, name: &str) -> Result<(), PassError> {
     let (base, target) = name
         .split_once(':')
@@ -75,6 +119,7 @@ pub fn run(pm: &mut PassManager, m: &mut Module, name: &str) -> Result<(), PassE
     match base {
         "frontend" => frontend(pm, m),
         "legalize" => legalize(pm, m),
+        "opt" => optimize(pm, m),
         _ => Err(PassError::UnknownPipeline(name.into())),
     }
 }

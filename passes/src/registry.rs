@@ -123,7 +123,8 @@ pub static PASSES: &[PassInfo] = &[
     },
     PassInfo {
         name: "unroll",
-        description: "loop unrolling with trip-count analysis; full unrolling for loop-less targets",
+        description:
+            "loop unrolling with trip-count analysis; full unrolling for loop-less targets",
         run: crate::unroll::run,
     },
     PassInfo {

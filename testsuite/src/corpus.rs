@@ -39,10 +39,10 @@ pub enum Check {
     /// Raw vs dxbc-spirv-legalized IR of each shader in our interpreter
     /// ([`crate::interp_check`]).
     Interp,
-    /// `.raw.dxir` through our `legalize[:TARGET]` pipeline: verifier clean, the same outputs
-    /// as the raw input and as dxbc-spirv's `.dxir` (up to its reviewed known differences) on
-    /// [`SEEDS`] input sets; op counts and time per shader reported.
-    Legalize(String),
+    /// `.raw.dxir` through our `legalize[:TARGET]` or `opt[:TARGET]` pipeline (-O2): verifier
+    /// clean, the same outputs as the raw input and as dxbc-spirv's `.dxir` (up to its reviewed
+    /// known differences) on [`SEEDS`] input sets; op counts and time per shader reported.
+    Pipeline(String),
 }
 
 impl Check {
@@ -51,11 +51,11 @@ impl Check {
         match s {
             "roundtrip" => Some(Check::Roundtrip),
             "interp" => Some(Check::Interp),
-            "legalize" => Some(Check::Legalize("default".into())),
+            "legalize" | "opt" => Some(Check::Pipeline(s.to_string())),
             "frontend" => Some(Check::Passes(Vec::new())),
-            _ if s.starts_with("legalize:") => {
-                let t = &s["legalize:".len()..];
-                irc_passes::TargetCaps::for_target(t).map(|_| Check::Legalize(t.to_string()))
+            _ if s.starts_with("legalize:") || s.starts_with("opt:") => {
+                let (_, t) = s.split_once(':')?;
+                irc_passes::TargetCaps::for_target(t).map(|_| Check::Pipeline(s.to_string()))
             }
             _ => {
                 let list = s.strip_prefix("passes:")?;
@@ -72,14 +72,14 @@ impl Check {
             Check::Roundtrip => "roundtrip",
             Check::Passes(_) => "passes",
             Check::Interp => "interp",
-            Check::Legalize(_) => "legalize",
+            Check::Pipeline(_) => "pipeline",
         }
     }
     /// Whether the check applies to a file (pass checks start from raw IR only).
     fn applies_to(&self, path: &Path) -> bool {
         match self {
             Check::Roundtrip => true,
-            Check::Passes(_) | Check::Legalize(_) => path.to_string_lossy().ends_with(".raw.dxir"),
+            Check::Passes(_) | Check::Pipeline(_) => path.to_string_lossy().ends_with(".raw.dxir"),
             Check::Interp => !path.to_string_lossy().ends_with(".raw.dxir"),
         }
     }
@@ -88,7 +88,7 @@ impl Check {
             Check::Roundtrip => roundtrip(path),
             Check::Passes(names) => passes(path, names),
             Check::Interp => crate::interp_check::check(path),
-            Check::Legalize(target) => legalize(path, target, metrics),
+            Check::Pipeline(pipeline) => run_pipeline(path, pipeline, metrics),
         }
     }
 }
@@ -362,7 +362,8 @@ fn passes(path: &Path, names: &[String]) -> Outcome {
     }
 }
 
-fn legalize(path: &Path, target: &str, metrics: &Mutex<Vec<Metrics>>) -> Outcome {
+fn run_pipeline(path: &Path, pipeline: &str, metrics: &Mutex<Vec<Metrics>>) -> Outcome {
+    let target = pipeline.split_once(':').map_or("default", |(_, t)| t);
     let read = |p: &Path| -> Result<irc_ir::Module, String> {
         let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
         binary::read(&bytes).map_err(|e| format!("{}: {e}", p.display()))
@@ -377,7 +378,6 @@ fn legalize(path: &Path, target: &str, metrics: &Mutex<Vec<Metrics>>) -> Outcome
         (Ok(r), Ok(l)) => (r, l),
         (Err(e), _) | (_, Err(e)) => return Outcome::Failed(e),
     };
-    let pipeline = format!("legalize:{target}");
     // Timed run without verification, then one verification; on failure, rerun verifying
     // after every pass to name the pass at fault.
     let mut m = raw.clone();
@@ -386,7 +386,7 @@ fn legalize(path: &Path, target: &str, metrics: &Mutex<Vec<Metrics>>) -> Outcome
         ..Default::default()
     });
     let start = std::time::Instant::now();
-    let result = irc_passes::pipelines::run(&mut pm, &mut m, &pipeline);
+    let result = irc_passes::pipelines::run(&mut pm, &mut m, pipeline);
     let micros = start.elapsed().as_secs_f64() * 1e6;
     match result {
         Ok(()) => {}
@@ -402,7 +402,7 @@ fn legalize(path: &Path, target: &str, metrics: &Mutex<Vec<Metrics>>) -> Outcome
             verify: true,
             ..Default::default()
         });
-        let why = match irc_passes::pipelines::run(&mut pm, &mut again, &pipeline) {
+        let why = match irc_passes::pipelines::run(&mut pm, &mut again, pipeline) {
             Err(e) => e.to_string(),
             Ok(()) => "verifier errors after the pipeline".into(),
         };

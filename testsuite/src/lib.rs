@@ -5,6 +5,7 @@
 //! grammar in docs/testing.md).
 
 pub mod corpus;
+pub mod difftest;
 pub mod equivalence;
 pub mod filetest;
 pub mod gen;

@@ -135,3 +135,19 @@ fn raw_structured_and_frontend_forms_agree_in_the_interpreter() {
     }
     println!("{compared} program/input pairs agree in four forms");
 }
+
+/// The optimizing pipelines for every target family keep random programs' behaviour (the
+/// bounded CI share of `irc fuzz-diff`).
+#[test]
+fn opt_pipelines_keep_behaviour() {
+    for pipeline in ["opt", "opt:lima", "opt:pica", "opt:agal"] {
+        let mut ops = 0;
+        for seed in 0..150 {
+            match irc_testsuite::difftest::check_seed(seed, pipeline) {
+                Ok(n) => ops += n,
+                Err(case) => panic!("{case}"),
+            }
+        }
+        println!("{pipeline}: 150 programs, {ops} ops after the pipeline");
+    }
+}

@@ -6,6 +6,7 @@
 //! with a non-zero exit code.
 
 mod bench;
+mod fuzzdiff;
 mod load;
 mod opt;
 mod run;
@@ -40,7 +41,7 @@ enum Command {
     /// Run a check over every `.dxir`/`.raw.dxir` under DIR; prints failures and a summary.
     Corpus {
         dir: PathBuf,
-        /// Stage to check: roundtrip, interp, frontend, passes:a,b,….
+        /// Check: roundtrip, interp, frontend, passes:a,b,…, legalize[:TARGET], opt[:TARGET].
         #[arg(long, default_value = "roundtrip")]
         check: String,
         /// Worker threads (default: all cores).
@@ -56,9 +57,13 @@ enum Command {
         /// Comma-separated passes to run in order.
         #[arg(long, value_delimiter = ',')]
         passes: Vec<String>,
-        /// A named pipeline (e.g. `frontend`), run before `--passes`.
+        /// A named pipeline (`frontend`, `legalize[:TARGET]`, `opt[:TARGET]`), run before
+        /// `--passes`.
         #[arg(long)]
         pipeline: Option<String>,
+        /// Optimization level of the `opt` pipeline (0, 1, 2).
+        #[arg(short = 'O', default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=2))]
+        opt_level: u8,
         /// Print the module after these passes (`all` for every pass).
         #[arg(long, value_delimiter = ',')]
         print_after: Vec<String>,
@@ -81,6 +86,21 @@ enum Command {
         /// Fill every declared input randomly from this seed first.
         #[arg(long)]
         seed: Option<u64>,
+    },
+    /// Differential test: random programs, raw vs after a pipeline, in the interpreter.
+    FuzzDiff {
+        /// Number of generated programs.
+        #[arg(long, default_value_t = 1000)]
+        count: u64,
+        /// First seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Pipeline to check (`legalize[:TARGET]`, `opt[:TARGET]`).
+        #[arg(long, default_value = "opt")]
+        pipeline: String,
+        /// Where to write the first failing case (a ready-to-commit filetest).
+        #[arg(long)]
+        save: Option<PathBuf>,
     },
     /// Run filetests and print their outputs.
     Test { files: Vec<PathBuf> },
@@ -150,7 +170,7 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
         } => {
             let check = irc_testsuite::corpus::Check::parse(&check).ok_or_else(|| {
                 format!(
-                    "unknown check `{check}` (known: roundtrip, interp, frontend, passes:a,b,…)"
+                    "unknown check `{check}` (known: roundtrip, interp, frontend, passes:a,b,…, legalize[:TARGET], opt[:TARGET])"
                 )
             })?;
             let jobs = jobs.unwrap_or_else(|| {
@@ -181,23 +201,32 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
             file,
             passes,
             pipeline,
+            opt_level,
             print_after,
             time_passes,
             output,
-        } => opt::run(
-            &file,
-            &passes,
-            pipeline.as_deref(),
-            &print_after,
-            time_passes,
-            output.as_deref(),
-        ),
+        } => {
+            let args = opt::OptArgs {
+                passes: &passes,
+                pipeline: pipeline.as_deref(),
+                opt_level,
+                print_after: &print_after,
+                time_passes,
+            };
+            opt::run(&file, &args, output.as_deref())
+        }
         Command::Run {
             file,
             inputs,
             sets,
             seed,
         } => run::run(&file, inputs.as_deref(), &sets, seed),
+        Command::FuzzDiff {
+            count,
+            seed,
+            pipeline,
+            save,
+        } => fuzzdiff::run(count, seed, &pipeline, save.as_deref()),
         Command::Test { files } => {
             let mut failed = 0;
             for f in &files {

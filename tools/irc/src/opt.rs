@@ -4,14 +4,23 @@ use irc_passes::{pipelines, registry, ManagerOptions, PassManager, PrintAfter};
 use std::path::Path;
 use std::process::ExitCode;
 
-pub fn run(
-    file: &Path,
-    passes: &[String],
-    pipeline: Option<&str>,
-    print_after: &[String],
-    time_passes: bool,
-    output: Option<&Path>,
-) -> Result<ExitCode, String> {
+/// What `irc opt` was asked to do.
+pub struct OptArgs<'a> {
+    pub passes: &'a [String],
+    pub pipeline: Option<&'a str>,
+    pub opt_level: u8,
+    pub print_after: &'a [String],
+    pub time_passes: bool,
+}
+
+pub fn run(file: &Path, args: &OptArgs<'_>, output: Option<&Path>) -> Result<ExitCode, String> {
+    let OptArgs {
+        passes,
+        pipeline,
+        opt_level,
+        print_after,
+        time_passes,
+    } = *args;
     let mut m = crate::load::module(file)?;
     let print_after = match print_after {
         [] => PrintAfter::None,
@@ -31,6 +40,7 @@ pub fn run(
         verify: true,
         print_after,
     });
+    pm.context.opt_level = opt_level;
     let result = (|| {
         if let Some(p) = pipeline {
             pipelines::run(&mut pm, &mut m, p)?;

@@ -1,0 +1,50 @@
+//! One differential check: generator program `seed` in raw form, run in the interpreter before
+//! and after a pipeline on four input sets; outputs must match bit for bit (any NaN matching
+//! any NaN). Shared by `cargo test` and `irc fuzz-diff`.
+
+use crate::gen::{generate, regression_file, Form, Limits};
+use irc_interp::{run, ShaderInputs};
+use irc_passes::{pipelines, ManagerOptions, PassManager};
+
+/// Input sets per program.
+pub const INPUT_SETS: u64 = 4;
+
+/// Checks one seed; `Ok(ops after the pipeline)` or `Err(a ready-to-commit filetest)`.
+pub fn check_seed(seed: u64, pipeline: &str) -> Result<usize, String> {
+    let raw = generate(seed, Form::Raw, Limits::default());
+    let mut m = raw.clone();
+    let mut pm = PassManager::new(ManagerOptions {
+        verify: true,
+        ..Default::default()
+    });
+    let fail =
+        |why: String, m: &irc_ir::Module| regression_file(seed, Form::Raw, &["run"], &why, m);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pipelines::run(&mut pm, &mut m, pipeline)
+    }));
+    match outcome {
+        Ok(Ok(())) => {}
+        Ok(Err(irc_passes::PassError::Unsupported { .. })) => return Ok(0),
+        Ok(Err(e)) => return Err(fail(format!("`{pipeline}` failed: {e}"), &raw)),
+        Err(_) => return Err(fail(format!("`{pipeline}` panicked"), &raw)),
+    }
+    let config = crate::equivalence::run_config();
+    for input_seed in 0..INPUT_SETS {
+        let inputs = ShaderInputs::random(&raw, input_seed);
+        let want =
+            run(&raw, &inputs, &config).map_err(|t| fail(format!("raw traps: {t}"), &raw))?;
+        let verdict = match run(&m, &inputs, &config) {
+            Ok(got) => irc_interp::compare::outputs_equal(&want, &got).map_err(|d| d.to_string()),
+            Err(t) => Err(format!("traps: {t}")),
+        };
+        if let Err(why) = verdict {
+            let raw_text = irc_ir::text::print(&raw);
+            let commented: String = raw_text.lines().map(|l| format!("; {l}\n")).collect();
+            return Err(fail(
+                format!("after `{pipeline}`, input seed {input_seed}: {why}\nthe raw program:\n{commented}"),
+                &m,
+            ));
+        }
+    }
+    Ok(m.len())
+}
