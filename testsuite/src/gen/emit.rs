@@ -205,12 +205,17 @@ pub fn emit_expr(
                     .arg(uu)
                     .arg(vv),
             );
+            // Explicit LOD 0: samples may sit in divergent control flow, where implicit
+            // derivatives are undefined in D3D (and schedule-dependent in the interpreter).
+            let lod = Builder::new(m).const_f32(0.0);
             let mut op = Op::new(OpCode::ImageSample, Type::vector(ScalarType::F32, 4))
                 .arg(t)
                 .arg(s)
                 .arg(Operand::Null)
-                .arg(coord);
-            for _ in 0..7 {
+                .arg(coord)
+                .arg(Operand::Null)
+                .arg(lod);
+            for _ in 0..5 {
                 op = op.arg(Operand::Null);
             }
             let texel = add(m, op);
