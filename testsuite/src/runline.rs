@@ -17,6 +17,9 @@
 //! Expectations (after `=>`): `oN=VALUE` / `oN.C=VALUE` / `<BuiltIn>=VALUE` for outputs (typed
 //! by their declaration, compared bit for bit except that any NaN matches `nan`), `discard`
 //! (every lane discarded) and `kept` (no lane discarded). Outputs are checked on every lane.
+//! `tolerance=T` relaxes float comparisons to |got − want| ≤ max(T, T·|want|) (for results
+//! whose last bits depend on the host's transcendental functions, and later for targets that
+//! compute in lower precision).
 //!
 //! Values: a scalar or a parenthesised tuple; scalars are decimal numbers, `-0.0`, `inf`,
 //! `-inf`, `nan`, `true`/`false`, or `0x…` for raw bits.
@@ -32,6 +35,9 @@ use irc_ir::{BuiltIn, Module, OpCode, ScalarType, Type};
 pub struct RunLine {
     pub assigns: Vec<(String, String)>,
     pub expects: Vec<Expect>,
+    /// `tolerance=T` after `=>`: floats may differ by at most T (absolute) or T relative to
+    /// the expected magnitude, whichever is larger. Exact (bitwise) without it.
+    pub tolerance: Option<f64>,
 }
 
 /// One expectation.
@@ -57,6 +63,12 @@ impl RunLine {
             r.expects.push(match tok {
                 "discard" => Expect::Discard,
                 "kept" => Expect::Kept,
+                _ if tok.starts_with("tolerance=") => {
+                    let t = &tok["tolerance=".len()..];
+                    let v: f64 = t.parse().map_err(|_| format!("bad tolerance `{t}`"))?;
+                    r.tolerance = Some(v);
+                    continue;
+                }
                 _ => {
                     let (k, v) = tok
                         .split_once('=')
@@ -138,7 +150,7 @@ impl RunLine {
                     let want = parse_value(&ty, v)?;
                     for (lane, o) in out.invocations.iter().enumerate() {
                         let got = o.io.get(&slot).cloned().unwrap_or(Value::Void);
-                        if !values_match(&got, &want) {
+                        if !values_match(&got, &want, self.tolerance) {
                             bad.push(format!(
                                 "lane {lane}: {k} = {}, expected {}",
                                 show(&got),
@@ -294,14 +306,21 @@ pub fn parse_value(ty: &Type, v: &str) -> Result<Value, String> {
     Ok(Value::from_components(comps))
 }
 
-fn values_match(got: &Value, want: &Value) -> bool {
+fn values_match(got: &Value, want: &Value, tolerance: Option<f64>) -> bool {
     let (Some(g), Some(w)) = (got.components(), want.components()) else {
         return got == want;
+    };
+    let close = |a: &Scalar, b: &Scalar| match (tolerance, float_of(a), float_of(b)) {
+        (Some(t), Some(x), Some(y)) if x.is_finite() && y.is_finite() => {
+            (x - y).abs() <= t.max(t * y.abs())
+        }
+        _ => false,
     };
     g.len() == w.len()
         && g.iter().zip(&w).all(|(a, b)| {
             a.bits() == b.bits()
                 || (float_of(a).is_some_and(f64::is_nan) && float_of(b).is_some_and(f64::is_nan))
+                || close(a, b)
         })
 }
 
