@@ -156,7 +156,14 @@ mod tests {
                     }
                     let m = op_module(opcode, &args, &ty(s, 1));
                     let mut lowered = m.clone();
-                    run(&mut lowered, &PassContext { caps: caps.clone() }).unwrap();
+                    run(
+                        &mut lowered,
+                        &PassContext {
+                            caps: caps.clone(),
+                            ..Default::default()
+                        },
+                    )
+                    .unwrap();
                     let left = lowered.code().any(|d| lowered.opcode(d) == opcode);
                     assert_eq!(left, caps.is_native(opcode), "{opcode} on {}", caps.name);
                     check_same(&m, &lowered, &format!("{opcode} {s}x{n} on {}", caps.name));

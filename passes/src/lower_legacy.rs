@@ -266,7 +266,10 @@ mod tests {
     use test_util::{check_same, float_fn_module};
 
     fn cx(caps: TargetCaps) -> PassContext {
-        PassContext { caps }
+        PassContext {
+            caps,
+            ..Default::default()
+        }
     }
 
     #[test]

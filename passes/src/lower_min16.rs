@@ -362,7 +362,14 @@ mod tests {
         let m = text::parse(MODULE).unwrap();
         for caps in [TargetCaps::LIMA, TargetCaps::PICA, TargetCaps::AGAL] {
             let mut l = m.clone();
-            assert!(run(&mut l, &PassContext { caps }).unwrap());
+            assert!(run(
+                &mut l,
+                &PassContext {
+                    caps,
+                    ..Default::default()
+                }
+            )
+            .unwrap());
             irc_ir::verifier::verify(&l).unwrap();
             let p = text::print(&l);
             assert!(p.contains("%2 = f32x2 DclInput"), "{p}");
@@ -421,7 +428,10 @@ mod tests {
                     verify: true,
                     ..Default::default()
                 });
-                pm.context = PassContext { caps: caps.clone() };
+                pm.context = PassContext {
+                    caps: caps.clone(),
+                    ..Default::default()
+                };
                 let r = crate::pipelines::frontend(&mut pm, &mut m).and_then(|()| {
                     passes
                         .iter()

@@ -605,6 +605,7 @@ mod tests {
     fn lima() -> PassContext {
         PassContext {
             caps: TargetCaps::LIMA,
+            ..Default::default()
         }
     }
 
