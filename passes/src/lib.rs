@@ -16,6 +16,7 @@ pub mod gvn;
 pub mod gvn_pure;
 pub mod if_convert;
 pub mod inline;
+pub mod int_range;
 pub mod int_to_float;
 pub mod licm;
 pub mod lower_consume;

@@ -1,0 +1,264 @@
+use super::*;
+use crate::caps::TargetCaps;
+use irc_interp::{compare::outputs_equal, run as interp, RunConfig, ShaderInputs};
+
+fn lima() -> PassContext {
+    PassContext {
+        caps: TargetCaps::LIMA,
+        ..Default::default()
+    }
+}
+
+fn no_ints_left(m: &Module) -> bool {
+    m.code().all(|d| {
+        let op = m.op(d);
+        !matches!(
+            op.opcode,
+            OpCode::IAdd
+                | OpCode::ISub
+                | OpCode::IMul
+                | OpCode::SMax
+                | OpCode::SMin
+                | OpCode::UGe
+                | OpCode::ULt
+                | OpCode::SLt
+                | OpCode::ConvertItoF
+        ) && (op.opcode != OpCode::Phi || !op.ty.is_basic_where(|t| t.is_int()))
+    })
+}
+
+/// Runs the pass under LIMA caps and checks that outputs are bit-identical for a few inputs.
+fn exact(src: &str) -> Module {
+    let before = irc_ir::text::parse(src).unwrap();
+    let mut after = before.clone();
+    assert!(run(&mut after, &lima()).unwrap());
+    if let Err(e) = irc_ir::verifier::verify(&after) {
+        panic!("{e}\n{}", irc_ir::text::print(&after));
+    }
+    for seed in 0..16 {
+        let inputs = ShaderInputs::random(&before, seed);
+        let a = interp(&before, &inputs, &RunConfig::default()).unwrap();
+        let b = interp(&after, &inputs, &RunConfig::default()).unwrap();
+        if let Err(e) = outputs_equal(&a, &b) {
+            panic!("seed {seed}: {e}\n{}", irc_ir::text::print(&after));
+        }
+    }
+    after
+}
+
+const LOOP: &str = "
+%1 = EntryPoint %20 Vertex
+%2 = f32 DclInput %1 0 0
+%3 = f32x4[4] DclCbv %1 0 0 4
+%4 = f32 DclOutput %1 0 0
+%6 = u32 Constant 0
+%8 = f32 Constant 0.0
+%9 = u32 Constant 4
+%10 = u32 Constant 1
+%11 = i32 Constant -3
+
+%20 = Function
+%21 = Label None
+  %22 = f32 InputLoad %2 null
+  %23 = cbv DescriptorLoad %3 %6
+  %24 = Branch %25
+%25 = Label %60 %50 StructuredLoop
+  %26 = u32 Phi %21 %6 %50 %51
+  %27 = f32 Phi %21 %8 %50 %58
+  %28 = Branch %30
+%30 = Label %32 StructuredSelection
+  %31 = bool UGe %26 %9
+  %33 = BranchConditional %31 %34 %32
+%34 = Label None
+  %35 = Branch %60
+%32 = Label None
+  %36 = f32x4 BufferLoad %23 %26 16
+  %37 = f32 CompositeExtract %36 %6
+  %38 = i32 IMul %26 %11
+  %39 = f32 ConvertItoF %38
+  %40 = f32 FAdd %27 %39
+  %58 = f32 FAdd %40 %37
+  %47 = Branch %50
+%50 = Label None
+  %51 = u32 IAdd %26 %10
+  %52 = Branch %25
+%60 = Label None
+  %61 = OutputStore %4 null %27
+  %62 = Return
+%63 = FunctionEnd
+";
+
+#[test]
+fn loop_counter_indexing_a_cbuffer() {
+    let m = exact(LOOP);
+    assert!(no_ints_left(&m), "{}", irc_ir::text::print(&m));
+    // The counter stays an index through one conversion at the load.
+    let convs = m
+        .code()
+        .filter(|&d| m.opcode(d) == OpCode::ConvertFtoI)
+        .count();
+    assert_eq!(convs, 1, "{}", irc_ir::text::print(&m));
+}
+
+const SMALL: &str = "
+%1 = EntryPoint %20 Vertex
+%2 = f32 DclInput %1 0 0
+%4 = f32 DclOutput %1 0 0
+%5 = f32 DclOutput %1 1 0
+%6 = f32 Constant -4.0
+%7 = f32 Constant 4.0
+%8 = i32 Constant -2
+%9 = i32 Constant -3
+%10 = i32 Constant 5
+
+%20 = Function
+%21 = Label None
+  %22 = f32 InputLoad %2 null
+  %23 = f32 FClamp %22 %6 %7
+  %24 = i32 ConvertFtoI %23
+  %25 = i32 SMax %24 %8
+  %26 = i32 IMul %25 %9
+  %27 = i32 IAdd %26 %10
+  %28 = f32 ConvertItoF %26
+  %29 = bool SLt %27 %10
+  %30 = f32 Select %29 %28 %22
+  %31 = OutputStore %4 null %30
+  %32 = f32 ConvertItoF %27
+  %33 = OutputStore %5 null %32
+  %34 = Return
+%35 = FunctionEnd
+";
+
+#[test]
+fn small_integer_arithmetic_with_negative_zero() {
+    let m = exact(SMALL);
+    assert!(no_ints_left(&m), "{}", irc_ir::text::print(&m));
+    // x = 0.25: ConvertFtoI gives 0, 0 * -3 = -0 in float: the fix-up keeps +0.
+    let mut inputs = ShaderInputs::random(&m, 0);
+    for inv in &mut inputs.invocations {
+        for v in inv.io.values_mut() {
+            *v = irc_interp::Value::Scalar(irc_interp::Scalar::F32(0.25));
+        }
+    }
+    let before = irc_ir::text::parse(SMALL).unwrap();
+    let a = interp(&before, &inputs, &RunConfig::default()).unwrap();
+    let b = interp(&m, &inputs, &RunConfig::default()).unwrap();
+    outputs_equal(&a, &b).unwrap();
+}
+
+const BITS: &str = "
+%1 = EntryPoint %20 Vertex
+%2 = u32 DclInput %1 0 0
+%4 = u32 DclOutput %1 0 0
+%6 = u32 Constant 255
+
+%20 = Function
+%21 = Label None
+  %22 = u32 InputLoad %2 null
+  %23 = u32 IXor %22 %6
+  %24 = OutputStore %4 null %23
+  %25 = Return
+%26 = FunctionEnd
+";
+
+#[test]
+fn bit_op_of_unbounded_value_is_unsupported() {
+    let mut m = irc_ir::text::parse(BITS).unwrap();
+    let e = run(&mut m, &lima()).unwrap_err();
+    match e {
+        PassError::Unsupported { opcode, reason, .. } => {
+            assert_eq!(opcode, OpCode::IXor);
+            assert!(reason.contains("bit operation"), "{reason}");
+        }
+        e => panic!("{e}"),
+    }
+}
+
+#[test]
+fn default_caps_do_nothing() {
+    let mut m = irc_ir::text::parse(LOOP).unwrap();
+    assert!(!run(&mut m, &PassContext::default()).unwrap());
+}
+
+/// The corpus under LIMA caps: frontend + legalization steps + `int-to-float`; counts shaders
+/// without integer ops left, shaders rewritten exactly, and the top unsupported reasons.
+/// `cargo test --release -p irc-passes --lib -- --ignored int_to_float_corpus --nocapture`
+#[test]
+#[ignore]
+fn int_to_float_corpus() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/ir");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("corpus not found, skipped");
+        return;
+    };
+    let mut files: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".raw.dxir"))
+        .collect();
+    files.sort();
+    let config = RunConfig {
+        max_compute_lanes: 64,
+        fuel: 2_000_000,
+        ..RunConfig::default()
+    };
+    let (mut no_ints, mut exact_n, mut unsupported, mut differ, mut other) = (0, 0, 0, 0, 0);
+    let mut reasons: std::collections::BTreeMap<String, u32> = Default::default();
+    for f in &files {
+        let raw = irc_ir::binary::read(&std::fs::read(f).unwrap()).unwrap();
+        let mut m = raw.clone();
+        let mut pm = crate::PassManager::new(crate::ManagerOptions {
+            verify: true,
+            ..Default::default()
+        });
+        pm.context = lima();
+        if crate::pipelines::legalize(&mut pm, &mut m).is_err() {
+            other += 1;
+            continue;
+        }
+        let legal = m.clone();
+        match pm.run_named(&mut m, "int-to-float") {
+            Ok(_) => {}
+            Err(PassError::Unsupported { reason, opcode, .. }) => {
+                unsupported += 1;
+                let key = format!("{opcode}: {}", reason.split(" (").next().unwrap_or(""));
+                *reasons.entry(key).or_default() += 1;
+                continue;
+            }
+            Err(e) => panic!("{}: {e}", f.display()),
+        }
+        if m == legal {
+            no_ints += 1;
+            continue;
+        }
+        let mut ok = true;
+        for seed in 0..4 {
+            let inputs = ShaderInputs::random(&legal, seed);
+            if let (Ok(a), Ok(b)) = (
+                interp(&legal, &inputs, &config),
+                interp(&m, &inputs, &config),
+            ) {
+                if let Err(e) = outputs_equal(&a, &b) {
+                    eprintln!("differs {}: {e}", f.display());
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            exact_n += 1;
+        } else {
+            differ += 1;
+        }
+    }
+    let mut top: Vec<_> = reasons.into_iter().collect();
+    top.sort_by_key(|e| std::cmp::Reverse(e.1));
+    eprintln!(
+        "lima: {} shaders: {no_ints} without integer ops to rewrite, {exact_n} rewritten exactly, \
+         {differ} differ, {unsupported} unsupported, {other} failed legalization",
+        files.len()
+    );
+    for (k, n) in top.iter().take(15) {
+        eprintln!("  unsupported {n}x {k}");
+    }
+    assert_eq!(differ, 0);
+}
