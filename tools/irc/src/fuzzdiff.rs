@@ -16,8 +16,11 @@ pub fn run(
 ) -> Result<ExitCode, String> {
     let start = Instant::now();
     let mut ops = 0usize;
+    let mut unsupported = 0u64;
     for seed in first..first.saturating_add(count) {
         match difftest::check_seed(seed, pipeline) {
+            // No module has zero ops: zero means the pipeline reported the program unsupported.
+            Ok(0) => unsupported += 1,
             Ok(n) => ops += n,
             Err(case) => {
                 println!("{case}");
@@ -33,7 +36,9 @@ pub fn run(
         }
     }
     println!(
-        "fuzz-diff: {count} programs ({ops} ops after `{pipeline}`), 0 mismatches, {:.1} s",
+        "fuzz-diff: {count} programs, {} compared ({ops} ops after `{pipeline}`), {unsupported} \
+         unsupported by the target, 0 mismatches, {:.1} s",
+        count - unsupported,
         start.elapsed().as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)
