@@ -4,8 +4,8 @@
 use crate::access::{value_get, value_set};
 use crate::exec::{Flow, Interp};
 use crate::trap::{Trap, TrapKind};
-use crate::value::{effective, zero_value, Scalar, Value};
-use crate::{convert, float, int};
+use crate::value::{zero_value, Scalar, Value};
+use crate::{convert, float};
 use irc_ir::{OpCode, ScalarType, ShaderStage, SsaDef};
 use smallvec::SmallVec;
 
@@ -169,21 +169,13 @@ impl Interp<'_, '_> {
             }
 
             // ----- conversions -----
-            OpCode::ConvertFtoF => self.map(l, d, 1, |a| Some(convert::f_to_f(a[0], rt(op))))?,
-            OpCode::ConvertFtoI => self.map(l, d, 1, |a| Some(convert::f_to_i(a[0], rt(op))))?,
-            OpCode::ConvertItoF => self.map(l, d, 1, |a| Some(convert::i_to_f(a[0], rt(op))))?,
-            OpCode::ConvertItoI => self.map(l, d, 1, |a| Some(convert::i_to_i(a[0], rt(op))))?,
-            OpCode::ConsumeAs => self.map(l, d, 1, |a| Some(convert::consume_as(a[0], rt(op))))?,
-            OpCode::ConvertF32toPackedF16 => {
-                let c = self.comps(l, d, 0)?;
-                let (a, b) = (c[0], c.get(1).copied().unwrap_or(Scalar::F32(0.0)));
-                let bits = convert::pack_f16(a, b);
-                Value::Scalar(Scalar::from_bits(rt(op), bits as u64))
-            }
-            OpCode::ConvertPackedF16toF32 => {
-                let (a, b) = convert::unpack_f16(self.scalar_arg(l, d, 0)?.bits() as u32);
-                Value::f32s(&[a, b])
-            }
+            OpCode::ConvertFtoF
+            | OpCode::ConvertFtoI
+            | OpCode::ConvertItoF
+            | OpCode::ConvertItoI
+            | OpCode::ConsumeAs
+            | OpCode::ConvertF32toPackedF16
+            | OpCode::ConvertPackedF16toF32 => self.pure(l, d, op)?,
             OpCode::Cast => {
                 let src = self.arg(l, d, 0)?;
                 let mut flat = Vec::new();
@@ -373,22 +365,32 @@ impl Interp<'_, '_> {
             }
             OpCode::RovScopedLockBegin | OpCode::RovScopedLockEnd => Value::Void,
 
-            // ----- comparisons, logic, select -----
+            // ----- comparisons, logic, select, arithmetic: one definition, in `eval` -----
+            OpCode::FMul | OpCode::FMad
+                if self.cfg.fold_zero_products
+                    && !op.flags.contains(irc_ir::OpFlags::PRECISE)
+                    && !self.p.precise_types.contains(&rt(op)) =>
+            {
+                self.map(l, d, op.operands.len(), |a| {
+                    let is_zero = |s: &Scalar| float::to_f64(*s, rt(op)) == 0.0;
+                    if a.len() >= 2 && (is_zero(&a[0]) || is_zero(&a[1])) {
+                        Some(match a.get(2) {
+                            Some(&c) => c,
+                            None => Scalar::zero(rt(op)),
+                        })
+                    } else {
+                        float::float_op(op.opcode, rt(op), a, 0)
+                    }
+                })?
+            }
             OpCode::FEq
             | OpCode::FNe
             | OpCode::FLt
             | OpCode::FLe
             | OpCode::FGt
             | OpCode::FGe
-            | OpCode::FIsNan => self.map(l, d, op.operands.len(), |a| {
-                Some(Scalar::Bool(float::compare(
-                    op.opcode,
-                    a[0].ty(),
-                    a[0],
-                    *a.get(1).unwrap_or(&a[0]),
-                )?))
-            })?,
-            OpCode::IEq
+            | OpCode::FIsNan
+            | OpCode::IEq
             | OpCode::INe
             | OpCode::SLt
             | OpCode::SLe
@@ -397,40 +399,14 @@ impl Interp<'_, '_> {
             | OpCode::ULt
             | OpCode::ULe
             | OpCode::UGt
-            | OpCode::UGe => self.map(l, d, 2, |a| {
-                Some(Scalar::Bool(int::compare(
-                    op.opcode,
-                    a[0].ty(),
-                    a[0],
-                    a[1],
-                )?))
-            })?,
-            OpCode::BAnd | OpCode::BOr | OpCode::BEq | OpCode::BNe | OpCode::BNot => {
-                self.map(l, d, op.operands.len(), |a| {
-                    Some(Scalar::Bool(int::bool_op(
-                        op.opcode,
-                        a[0].as_bool(),
-                        a.get(1).is_some_and(|s| s.as_bool()),
-                    )?))
-                })?
-            }
-            OpCode::Select => {
-                let c = self.arg(l, d, 0)?;
-                let (t, f) = (self.arg(l, d, 1)?, self.arg(l, d, 2)?);
-                match c {
-                    Value::Scalar(c) => {
-                        if c.as_bool() {
-                            t
-                        } else {
-                            f
-                        }
-                    }
-                    _ => self.map(l, d, 3, |a| Some(if a[0].as_bool() { a[1] } else { a[2] }))?,
-                }
-            }
-
-            // ----- float arithmetic -----
-            OpCode::FAbs
+            | OpCode::UGe
+            | OpCode::BAnd
+            | OpCode::BOr
+            | OpCode::BEq
+            | OpCode::BNe
+            | OpCode::BNot
+            | OpCode::Select
+            | OpCode::FAbs
             | OpCode::FNeg
             | OpCode::FAdd
             | OpCode::FSub
@@ -453,48 +429,13 @@ impl Interp<'_, '_> {
             | OpCode::FPow
             | OpCode::FPowLegacy
             | OpCode::FSgn
-            | OpCode::FLog2Legacy => {
-                let n = op.first_literal().min(op.operands.len());
-                if self.cfg.fold_zero_products
-                    && matches!(op.opcode, OpCode::FMul | OpCode::FMad)
-                    && !op.flags.contains(irc_ir::OpFlags::PRECISE)
-                    && !self.p.precise_types.contains(&rt(op))
-                {
-                    self.map(l, d, n, |a| {
-                        let is_zero = |s: &Scalar| float::to_f64(*s, rt(op)) == 0.0;
-                        if a.len() >= 2 && (is_zero(&a[0]) || is_zero(&a[1])) {
-                            Some(match a.get(2) {
-                                Some(&c) => c,
-                                None => Scalar::zero(rt(op)),
-                            })
-                        } else {
-                            float::float_op(op.opcode, rt(op), a, 0)
-                        }
-                    })?
-                } else {
-                    self.map(l, d, n, |a| float::float_op(op.opcode, rt(op), a, 0))?
-                }
-            }
-            OpCode::FRound => {
-                let mode = op.operand_lit(1).unwrap_or(2);
-                self.map(l, d, 1, |a| float::float_op(op.opcode, rt(op), a, mode))?
-            }
-            OpCode::FDot | OpCode::FDotLegacy | OpCode::FDotAdd | OpCode::FDotAddLegacy => {
-                let a = self.comps(l, d, 0)?;
-                let b = self.comps(l, d, 1)?;
-                let c = if op.operands.len() > 2 {
-                    Some(self.scalar_arg(l, d, 2)?)
-                } else {
-                    None
-                };
-                if a.len() != b.len() {
-                    return Err(Trap::bad(d, "dot product of vectors of different sizes"));
-                }
-                Value::Scalar(float::dot(op.opcode, rt(op), &a, &b, c))
-            }
-
-            // ----- integer arithmetic and bits -----
-            OpCode::IAnd
+            | OpCode::FLog2Legacy
+            | OpCode::FRound
+            | OpCode::FDot
+            | OpCode::FDotLegacy
+            | OpCode::FDotAdd
+            | OpCode::FDotAddLegacy
+            | OpCode::IAnd
             | OpCode::IOr
             | OpCode::IXor
             | OpCode::INot
@@ -522,56 +463,13 @@ impl Interp<'_, '_> {
             | OpCode::UMin
             | OpCode::UMax
             | OpCode::UClamp
-            | OpCode::UMSad => {
-                let n = op.operands.len();
-                if rt(op) == ScalarType::Bool {
-                    // Bitwise ops on bool behave as logical ops.
-                    self.map(l, d, n, |a| {
-                        let x = |i: usize| a.get(i).is_some_and(|s| s.as_bool());
-                        Some(Scalar::Bool(match op.opcode {
-                            OpCode::IAnd => x(0) && x(1),
-                            OpCode::IOr => x(0) || x(1),
-                            OpCode::IXor => x(0) != x(1),
-                            OpCode::INot => !x(0),
-                            _ => return None,
-                        }))
-                    })?
-                } else {
-                    self.map(l, d, n, |a| int::int_op(op.opcode, rt(op), a))?
-                }
-            }
-            OpCode::IAddCarry
+            | OpCode::UMSad
+            | OpCode::IAddCarry
             | OpCode::ISubBorrow
             | OpCode::SMulExtended
-            | OpCode::UMulExtended => {
-                let (a, b) = (self.scalar_arg(l, d, 0)?, self.scalar_arg(l, d, 1)?);
-                let (lo, hi) =
-                    int::extended(op.opcode, a, b).ok_or_else(|| Trap::bad(d, "extended op"))?;
-                let t = rt(op);
-                Value::Vector(smallvec::smallvec![
-                    Scalar::from_bits(t, lo as u64),
-                    Scalar::from_bits(t, hi as u64)
-                ])
-            }
-            OpCode::MinValue | OpCode::MaxValue => {
-                let t = effective(rt(op));
-                let max = op.opcode == OpCode::MaxValue;
-                let s = if t.is_float() {
-                    let v = float::max_finite(t);
-                    float::from_f64(if max { v } else { -v }, t)
-                } else if t.is_signed_int() {
-                    let w = crate::value::bit_width(t);
-                    let v = if max {
-                        crate::value::mask(w - 1)
-                    } else {
-                        1u64 << (w - 1)
-                    };
-                    Scalar::from_bits(t, v)
-                } else {
-                    Scalar::from_bits(t, if max { u64::MAX } else { 0 })
-                };
-                Value::Scalar(s)
-            }
+            | OpCode::UMulExtended
+            | OpCode::MinValue
+            | OpCode::MaxValue => self.pure(l, d, op)?,
             OpCode::Drain => match op.operand_def(0) {
                 Some(a) if op.has_result() => self.get(l, d, a)?,
                 _ => Value::Void,
@@ -593,6 +491,18 @@ impl Interp<'_, '_> {
         let t = target.ok_or_else(|| Trap::bad(at, "scoped construct without end"))?;
         let p = self.p.pos_in_same_fn(at, t)?;
         Ok(Flow::Goto(p as usize + 1))
+    }
+
+    /// Evaluates a pure op with [`crate::eval::fold`], the one definition of the arithmetic
+    /// that constant folding uses too.
+    fn pure(&self, l: usize, d: SsaDef, op: &irc_ir::Op) -> Result<Value, Trap> {
+        let n = op.first_literal().min(op.operands.len());
+        let mut args: SmallVec<[Value; 4]> = SmallVec::new();
+        for i in 0..n {
+            args.push(self.arg(l, d, i)?);
+        }
+        crate::eval::fold(op, &args, &irc_ir::Type::void())
+            .ok_or_else(|| Trap::bad(d, format!("{} does not apply to these operands", op.opcode)))
     }
 
     /// Components of operand `i`.
