@@ -9,8 +9,9 @@ use irc_passes::{pipelines, ManagerOptions, PassManager};
 /// Input sets per program.
 pub const INPUT_SETS: u64 = 4;
 
-/// Checks one seed; `Ok(ops after the pipeline)` or `Err(a ready-to-commit filetest)`.
-pub fn check_seed(seed: u64, pipeline: &str) -> Result<usize, String> {
+/// Checks one seed: `Ok(Some(ops after the pipeline))`, `Ok(None)` when the pipeline reports
+/// the program unsupported by its target, or `Err(a ready-to-commit filetest)`.
+pub fn check_seed(seed: u64, pipeline: &str) -> Result<Option<usize>, String> {
     let raw = generate(seed, Form::Raw, Limits::default());
     let mut m = raw.clone();
     let mut pm = PassManager::new(ManagerOptions {
@@ -24,7 +25,7 @@ pub fn check_seed(seed: u64, pipeline: &str) -> Result<usize, String> {
     }));
     match outcome {
         Ok(Ok(())) => {}
-        Ok(Err(irc_passes::PassError::Unsupported { .. })) => return Ok(0),
+        Ok(Err(irc_passes::PassError::Unsupported { .. })) => return Ok(None),
         Ok(Err(e)) => return Err(fail(format!("`{pipeline}` failed: {e}"), &raw)),
         Err(_) => return Err(fail(format!("`{pipeline}` panicked"), &raw)),
     }
@@ -46,5 +47,5 @@ pub fn check_seed(seed: u64, pipeline: &str) -> Result<usize, String> {
             ));
         }
     }
-    Ok(m.len())
+    Ok(Some(m.len()))
 }
