@@ -21,6 +21,7 @@ pub mod instr;
 pub mod isa;
 pub mod sim;
 mod sim_units;
+pub mod target;
 pub mod texture;
 
 pub use decode::{decode_program, DecodeError};
@@ -30,4 +31,5 @@ pub use sim::{
     run_program, run_words, LaneInputs, LaneOutput, Precision, QuadInputs, QuadOutput, SimError,
     SimErrorKind, SimOptions,
 };
+pub use target::LimaFp;
 pub use texture::{LodMode, SampleRequest, TextureSampler};

@@ -1,0 +1,77 @@
+//! Per-target precision: how far a simulator result may be from the interpreter's.
+//!
+//! The interpreter computes in f32. Lima's PP rounds every result, register, uniform and
+//! constant to IEEE binary16 (reference lima.md §11), PICA computes in float24, AGAL in f32.
+//! A value `s` from the simulator matches the interpreter's `r` when
+//! `|s − r| ≤ abs + rel · |r|`, or both are NaN, or both are the same infinity. Shaders whose
+//! results depend on catastrophic cancellation can exceed any fixed tolerance; harnesses also
+//! run the simulator in an exact (f32) mode where it has one, which must match tightly — that
+//! run proves the compiler right, the low-precision run measures the hardware's error.
+
+/// A comparison tolerance.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tolerance {
+    pub abs: f32,
+    pub rel: f32,
+}
+
+impl Tolerance {
+    /// Exact f32 arithmetic, with slack for transcendental approximations (the interpreter
+    /// uses f64 libm, simulators may use f32).
+    pub const F32: Tolerance = Tolerance {
+        abs: 1e-5,
+        rel: 1e-4,
+    };
+    /// fp16 (Lima PP): 11-bit significands, errors accumulate over a shader.
+    pub const FP16: Tolerance = Tolerance {
+        abs: 4e-3,
+        rel: 8e-3,
+    };
+    /// float24 (PICA200): 16-bit significands.
+    pub const FLOAT24: Tolerance = Tolerance {
+        abs: 1e-4,
+        rel: 5e-4,
+    };
+
+    /// The table: tolerance of a target name in its native precision.
+    pub fn for_target(target: &str) -> Tolerance {
+        match target {
+            "lima-fp" => Tolerance::FP16,
+            t if t.starts_with("pica") => Tolerance::FLOAT24,
+            _ => Tolerance::F32,
+        }
+    }
+
+    /// True if `sim` is within the tolerance of `reference`.
+    pub fn matches(&self, sim: f32, reference: f32) -> bool {
+        if sim.is_nan() || reference.is_nan() {
+            return sim.is_nan() && reference.is_nan();
+        }
+        if sim.is_infinite() || reference.is_infinite() {
+            return sim == reference;
+        }
+        (sim - reference).abs() <= self.abs + self.rel * reference.abs()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fp16_rounding_of_one_op_is_within_tolerance_and_a_wrong_value_is_not() {
+        let t = Tolerance::FP16;
+        let r = 1.0f32 / 3.0;
+        let rounded = half_round(r);
+        assert!(t.matches(rounded, r));
+        assert!(!t.matches(0.34, r));
+        assert!(t.matches(f32::NAN, f32::NAN));
+        assert!(!t.matches(f32::INFINITY, 65504.0));
+    }
+
+    fn half_round(x: f32) -> f32 {
+        // 11 significant bits.
+        let bits = x.to_bits();
+        f32::from_bits((bits + 0x1000) & !0x1FFF)
+    }
+}

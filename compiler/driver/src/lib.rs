@@ -1,0 +1,1 @@
+//! `irc`: the embedding API (stub; see the driver issue work).
