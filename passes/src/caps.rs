@@ -5,6 +5,7 @@
 //! AGAL and Lima have dot products but IEEE multiplies. A target family declares its
 //! capabilities here and the legalization pipeline lowers only what is missing.
 
+use crate::legacy_state::LegacyState;
 use irc_ir::OpCode;
 
 /// Capabilities of a target family.
@@ -106,6 +107,11 @@ pub struct PassContext {
     pub caps: TargetCaps,
     /// Optimization level of the `opt` pipeline: 0, 1 or 2.
     pub opt_level: u8,
+    /// The D3D9 fixed-function state `legacy-state` specializes the shader for.
+    pub legacy_state: LegacyState,
+    /// Lower D3D9 legacy multiplies (and legacy dot products) to plain IEEE multiplies instead
+    /// of the exact select pattern (`lower-legacy`); differs only for `0 · inf` and `0 · NaN`.
+    pub legacy_mul_ieee: bool,
 }
 
 impl Default for PassContext {
@@ -113,6 +119,8 @@ impl Default for PassContext {
         PassContext {
             caps: TargetCaps::DEFAULT,
             opt_level: 2,
+            legacy_state: LegacyState::default(),
+            legacy_mul_ieee: false,
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod cfg_cleanup;
 pub mod const_fold;
 pub mod dce;
 pub mod dead_io;
+pub mod dissolve_loops;
 #[cfg(test)]
 mod fold_tests;
 pub mod fold_util;
@@ -18,6 +19,7 @@ pub mod if_convert;
 pub mod inline;
 pub mod int_range;
 pub mod int_to_float;
+pub mod legacy_state;
 pub mod licm;
 pub mod lower_consume;
 pub mod lower_dot;

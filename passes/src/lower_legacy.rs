@@ -20,6 +20,16 @@
 //! Every step computes and rounds exactly like the op it replaces (one rounding per IEEE op,
 //! in the interpreter's order), so `Precise` ops stay exact; the original flags go on the
 //! arithmetic ops of the expansion. The helpers here are shared with `lower-dot`.
+//!
+//! **Exact by default, IEEE on request.** With [`PassContext::legacy_mul_ieee`] set (the
+//! driver's `LegacyMul::Ieee`), the zero rule is dropped: `FMulLegacy` becomes a plain `FMul`,
+//! `FMadLegacy` a plain `FMad`, the multiply inside `FPowLegacy` an `FMul`, and the legacy dot
+//! products `FDotLegacy`/`FDotAddLegacy` become `FDot`/`FDotAdd` (same operands, same rounded
+//! chain), which `lower-dot` then keeps or expands as the target needs. The result differs from
+//! the exact one only when one factor is ±0 and the other inf or NaN (`0 · inf` is NaN instead
+//! of 0) — rare in practice, but it happens on fp16 hardware where large values overflow to
+//! inf, hence the exact default. Ops the target executes natively stay native either way (they
+//! are exact and free).
 
 use crate::caps::PassContext;
 use crate::PassError;
@@ -31,10 +41,12 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
         .code()
         .filter(|&d| {
             let op = m.opcode(d);
-            matches!(
+            let dot = matches!(op, OpCode::FDotLegacy | OpCode::FDotAddLegacy);
+            (matches!(
                 op,
                 OpCode::FMulLegacy | OpCode::FMadLegacy | OpCode::FPowLegacy | OpCode::FLog2Legacy
-            ) && !cx.caps.is_native(op)
+            ) || (dot && cx.legacy_mul_ieee))
+                && !cx.caps.is_native(op)
         })
         .collect();
     for &d in &work {
@@ -56,6 +68,24 @@ fn lower(m: &mut Module, cx: &PassContext, d: SsaDef) -> Result<(), PassError> {
     };
     let flags = op.flags;
     match op.opcode {
+        OpCode::FMulLegacy | OpCode::FMadLegacy if cx.legacy_mul_ieee => {
+            let mut ieee = op.clone();
+            ieee.opcode = if op.opcode == OpCode::FMulLegacy {
+                OpCode::FMul
+            } else {
+                OpCode::FMad
+            };
+            m.rewrite(d, ieee);
+        }
+        OpCode::FDotLegacy | OpCode::FDotAddLegacy => {
+            let mut ieee = op.clone();
+            ieee.opcode = if op.opcode == OpCode::FDotLegacy {
+                OpCode::FDot
+            } else {
+                OpCode::FDotAdd
+            };
+            m.rewrite(d, ieee);
+        }
         OpCode::FMulLegacy => {
             let (a, b) = legacy_operands(m, d, arg(0)?, arg(1)?, &ty);
             m.rewrite(d, Op::new(OpCode::FMul, ty).arg(a).arg(b).with_flags(flags));
@@ -99,8 +129,9 @@ fn lower(m: &mut Module, cx: &PassContext, d: SsaDef) -> Result<(), PassError> {
     Ok(())
 }
 
-/// Emits `FMulLegacy(a, b)` of type `ty` before `at`: the native op if the target has it, else
-/// the select pattern and an `FMul`. Returns the product.
+/// Emits `FMulLegacy(a, b)` of type `ty` before `at`: the native op if the target has it, a
+/// plain `FMul` under [`PassContext::legacy_mul_ieee`], else the select pattern and an `FMul`.
+/// Returns the product.
 pub(crate) fn mul_legacy(
     m: &mut Module,
     cx: &PassContext,
@@ -119,7 +150,11 @@ pub(crate) fn mul_legacy(
                 .with_flags(flags),
         );
     }
-    let (a, b) = legacy_operands(m, at, a, b, ty);
+    let (a, b) = if cx.legacy_mul_ieee {
+        (a, b)
+    } else {
+        legacy_operands(m, at, a, b, ty)
+    };
     m.insert_before(
         at,
         Op::new(OpCode::FMul, ty.clone())
@@ -129,7 +164,8 @@ pub(crate) fn mul_legacy(
     )
 }
 
-/// Emits `FMadLegacy(a, b, c)` of type `ty` before `at` (native op or selects + `FMad`).
+/// Emits `FMadLegacy(a, b, c)` of type `ty` before `at` (native op, plain `FMad` under
+/// [`PassContext::legacy_mul_ieee`], or selects + `FMad`).
 pub(crate) fn mad_legacy(
     m: &mut Module,
     cx: &PassContext,
@@ -149,7 +185,11 @@ pub(crate) fn mad_legacy(
                 .with_flags(flags),
         );
     }
-    let (a, b) = legacy_operands(m, at, a, b, ty);
+    let (a, b) = if cx.legacy_mul_ieee {
+        (a, b)
+    } else {
+        legacy_operands(m, at, a, b, ty)
+    };
     m.insert_before(
         at,
         Op::new(OpCode::FMad, ty.clone())
@@ -263,7 +303,9 @@ fn lowest_finite(m: &mut Module, ty: &Type) -> SsaDef {
 mod tests {
     use super::*;
     use crate::caps::TargetCaps;
-    use test_util::{check_same, float_fn_module};
+    use irc_interp::{InvocationInputs, IoSlot, RunConfig, ShaderInputs, Value};
+    use irc_ir::verifier;
+    use test_util::{check_same, float_fn_module, op_module};
 
     fn cx(caps: TargetCaps) -> PassContext {
         PassContext {
@@ -311,6 +353,125 @@ mod tests {
                         &format!("{opcode} {s}x{vec} on {}", caps.name),
                     );
                 }
+            }
+        }
+    }
+
+    /// Runs `m` (a vertex shader from `op_module`) with inputs `v0, v1, …` and returns `o0`.
+    fn output(m: &Module, inputs: &[Value]) -> Value {
+        let mut inv = InvocationInputs::default();
+        for (i, v) in inputs.iter().enumerate() {
+            inv.io.insert(
+                IoSlot::Location {
+                    location: i as u32,
+                    component: 0,
+                },
+                v.clone(),
+            );
+        }
+        let inputs = ShaderInputs {
+            invocations: vec![inv],
+            ..Default::default()
+        };
+        let out = irc_interp::run(m, &inputs, &RunConfig::default()).expect("run");
+        out.invocations[0].io[&IoSlot::Location {
+            location: 0,
+            component: 0,
+        }]
+            .clone()
+    }
+
+    /// `0 · inf`: the exact lowering keeps D3D9's 0, `legacy_mul_ieee` gives IEEE's NaN (and
+    /// no selects); on finite inputs both agree with the legacy op.
+    #[test]
+    fn ieee_option_differs_only_for_zero_times_inf() {
+        let inf = f32::INFINITY;
+        // (op, operand types, result type, inputs with 0 · inf, finite inputs)
+        type Case = (
+            OpCode,
+            &'static [&'static str],
+            &'static str,
+            Vec<Value>,
+            Vec<Value>,
+        );
+        let cases: [Case; 4] = [
+            (
+                OpCode::FMulLegacy,
+                &["f32", "f32"],
+                "f32",
+                vec![Value::f32(0.0), Value::f32(inf)],
+                vec![Value::f32(1.5), Value::f32(-2.0)],
+            ),
+            (
+                OpCode::FMadLegacy,
+                &["f32", "f32", "f32"],
+                "f32",
+                vec![Value::f32(inf), Value::f32(0.0), Value::f32(1.0)],
+                vec![Value::f32(1.5), Value::f32(-2.0), Value::f32(0.25)],
+            ),
+            (
+                OpCode::FDotLegacy,
+                &["f32x2", "f32x2"],
+                "f32",
+                vec![Value::f32s(&[0.0, 1.0]), Value::f32s(&[inf, 2.0])],
+                vec![Value::f32s(&[3.0, 1.0]), Value::f32s(&[0.5, 2.0])],
+            ),
+            (
+                OpCode::FDotAddLegacy,
+                &["f32x2", "f32x2", "f32"],
+                "f32",
+                vec![
+                    Value::f32s(&[0.0, 1.0]),
+                    Value::f32s(&[inf, 2.0]),
+                    Value::f32(0.5),
+                ],
+                vec![
+                    Value::f32s(&[3.0, 1.0]),
+                    Value::f32s(&[0.5, 2.0]),
+                    Value::f32(0.5),
+                ],
+            ),
+        ];
+        for (opcode, args, result, zero_inf, finite) in cases {
+            let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+            let m = op_module(opcode, &args, result);
+            for caps in [TargetCaps::DEFAULT, TargetCaps::LIMA, TargetCaps::AGAL] {
+                let lower = |ieee: bool| {
+                    let cx = PassContext {
+                        caps: caps.clone(),
+                        legacy_mul_ieee: ieee,
+                        ..Default::default()
+                    };
+                    let mut l = m.clone();
+                    run(&mut l, &cx).unwrap();
+                    crate::lower_dot::run(&mut l, &cx).unwrap();
+                    verifier::verify(&l).unwrap();
+                    l
+                };
+                let (exact, ieee) = (lower(false), lower(true));
+                let what = format!("{opcode} on {}", caps.name);
+                assert!(
+                    ieee.code().all(|d| !matches!(
+                        ieee.opcode(d),
+                        OpCode::Select
+                            | OpCode::FMulLegacy
+                            | OpCode::FMadLegacy
+                            | OpCode::FDotLegacy
+                            | OpCode::FDotAddLegacy
+                    )),
+                    "{what}: IEEE lowering left selects or legacy ops"
+                );
+                // D3D9: 0 · inf = 0 (and the dot products add 1 · 2 = 2, the mad adds 1).
+                let want = output(&m, &zero_inf);
+                assert_eq!(output(&exact, &zero_inf), want, "{what}: exact");
+                let got = output(&ieee, &zero_inf);
+                assert!(
+                    got.as_scalar().is_some_and(|s| s.as_f32().is_nan()),
+                    "{what}: IEEE 0 · inf should be NaN, got {got:?}"
+                );
+                let want = output(&m, &finite);
+                assert_eq!(output(&exact, &finite), want, "{what}: exact, finite");
+                assert_eq!(output(&ieee, &finite), want, "{what}: IEEE, finite");
             }
         }
     }

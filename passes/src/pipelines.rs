@@ -44,11 +44,19 @@ pub fn legalize(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
 }
 
 /// The clean-up dxbc-spirv's legalization also does (its arithmetic, CSE and control-flow
-/// loop), until nothing changes (at most four rounds).
+/// loop), plus dissolving the loops that never repeat (the inliner's one-trip loops), until
+/// nothing changes (at most four rounds).
 pub fn cleanup(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
     for _ in 0..4 {
         let mut changed = false;
-        for pass in ["const-fold", "simplify", "gvn", "cfg-cleanup", "dce"] {
+        for pass in [
+            "const-fold",
+            "simplify",
+            "gvn",
+            "dissolve-loops",
+            "cfg-cleanup",
+            "dce",
+        ] {
             changed |= step(pm, m, pass)?;
         }
         if !changed {
@@ -82,6 +90,7 @@ pub fn optimize(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
             "simplify",
             "gvn",
             "licm",
+            "dissolve-loops",
             "cfg-cleanup",
             "dce",
         ] {

@@ -65,6 +65,11 @@ pub static PASSES: &[PassInfo] = &[
         run: crate::lower_legacy::run,
     },
     PassInfo {
+        name: "legacy-state",
+        description: "D3D9 fixed-function state built-ins (alpha test, fog, …) to constants",
+        run: crate::legacy_state::run,
+    },
+    PassInfo {
         name: "lower-dot",
         description: "dot products to multiply-add chains, unless the target has them",
         run: crate::lower_dot::run,
@@ -84,6 +89,11 @@ pub static PASSES: &[PassInfo] = &[
         name: "cfg-cleanup",
         description: "fold constant branches and switches, remove empty blocks, merge block chains",
         run: crate::cfg_cleanup::run,
+    },
+    PassInfo {
+        name: "dissolve-loops",
+        description: "loops that never repeat (unreachable back edge) to plain structured code",
+        run: crate::dissolve_loops::run,
     },
     PassInfo {
         name: "dce",

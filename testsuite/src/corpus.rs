@@ -43,6 +43,9 @@ pub enum Check {
     /// clean, the same outputs as the raw input and as dxbc-spirv's `.dxir` (up to its reviewed
     /// known differences) on [`SEEDS`] input sets; op counts and time per shader reported.
     Pipeline(String),
+    /// Pixel shaders (`.raw.dxir`) compiled for lima-fp and run in the PP simulator against
+    /// the interpreter ([`crate::lima_fp`]); other stages are skipped.
+    LimaFp,
 }
 
 impl Check {
@@ -52,6 +55,7 @@ impl Check {
             "roundtrip" => Some(Check::Roundtrip),
             "interp" => Some(Check::Interp),
             "legalize" | "opt" => Some(Check::Pipeline(s.to_string())),
+            "lima-fp" => Some(Check::LimaFp),
             "frontend" => Some(Check::Passes(Vec::new())),
             _ if s.starts_with("legalize:") || s.starts_with("opt:") => {
                 let (_, t) = s.split_once(':')?;
@@ -73,6 +77,7 @@ impl Check {
             Check::Passes(_) => "passes",
             Check::Interp => "interp",
             Check::Pipeline(_) => "pipeline",
+            Check::LimaFp => "lima-fp",
         }
     }
     /// Whether the check applies to a file (pass checks start from raw IR only).
@@ -81,14 +86,16 @@ impl Check {
             Check::Roundtrip => true,
             Check::Passes(_) | Check::Pipeline(_) => path.to_string_lossy().ends_with(".raw.dxir"),
             Check::Interp => !path.to_string_lossy().ends_with(".raw.dxir"),
+            Check::LimaFp => crate::lima_fp::applies_to(path),
         }
     }
-    fn run(&self, path: &Path, metrics: &Mutex<Vec<Metrics>>) -> Outcome {
+    fn run(&self, path: &Path, metrics: &Mutex<Vec<Metrics>>, lima: &LimaMetrics) -> Outcome {
         match self {
             Check::Roundtrip => roundtrip(path),
             Check::Passes(names) => passes(path, names),
             Check::Interp => crate::interp_check::check(path),
             Check::Pipeline(pipeline) => run_pipeline(path, pipeline, metrics),
+            Check::LimaFp => crate::lima_fp::corpus_check(path, lima),
         }
     }
 }
@@ -113,7 +120,11 @@ pub struct Report {
     pub times: Vec<(String, std::time::Duration)>,
     /// Figures of checks that measure (legalize), one per file that got that far.
     pub metrics: Vec<Metrics>,
+    /// Figures of `--check lima-fp`, one per pixel shader.
+    pub lima_fp: Vec<crate::lima_fp::ShaderMetrics>,
 }
+
+type LimaMetrics = Mutex<Vec<crate::lima_fp::ShaderMetrics>>;
 
 /// What a measuring check records for one shader.
 #[derive(Clone, Copy, Debug)]
@@ -196,6 +207,7 @@ impl fmt::Display for Report {
         if let Some(m) = self.metrics_summary() {
             f.write_str(&m)?;
         }
+        f.write_str(&crate::lima_fp::summary(&self.lima_fp, &self.rows))?;
         writeln!(f, "{}", self.summary())
     }
 }
@@ -241,13 +253,14 @@ pub fn run(dir: &Path, check: &Check, threads: usize) -> std::io::Result<Report>
     let next = AtomicUsize::new(0);
     let report = Mutex::new(Report::default());
     let metrics = Mutex::new(Vec::new());
+    let lima = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(path) = files.get(i) else { break };
                 let start = std::time::Instant::now();
-                let outcome = std::panic::catch_unwind(|| check.run(path, &metrics))
+                let outcome = std::panic::catch_unwind(|| check.run(path, &metrics, &lima))
                     .unwrap_or_else(|e| {
                         let msg = e
                             .downcast_ref::<String>()
@@ -288,6 +301,7 @@ pub fn run(dir: &Path, check: &Check, threads: usize) -> std::io::Result<Report>
     report.rows.sort_by(|a, b| a.file.cmp(&b.file));
     report.times.sort_by_key(|t| std::cmp::Reverse(t.1));
     report.metrics = metrics.into_inner().unwrap_or_else(|p| p.into_inner());
+    report.lima_fp = lima.into_inner().unwrap_or_else(|p| p.into_inner());
     Ok(report)
 }
 

@@ -10,4 +10,5 @@ pub mod equivalence;
 pub mod filetest;
 pub mod gen;
 pub mod interp_check;
+pub mod lima_fp;
 pub mod runline;

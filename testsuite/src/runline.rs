@@ -8,7 +8,9 @@
 //! Assignments (before `=>`), separated by spaces, no spaces inside a value:
 //! - `vN=VALUE` / `vN.C=VALUE`: input location N (component C, default 0), typed by its
 //!   `DclInput`; the same value is given to every invocation (all four lanes of a pixel quad).
-//! - `<BuiltIn>=VALUE` (`Position`, `IsFrontFace`, `VertexId`, …): a built-in input.
+//! - `<BuiltIn>=VALUE` (`Position`, `IsFrontFace`, `VertexId`, …): a built-in input. A struct
+//!   or array built-in takes a flat tuple of all its scalars in order, each read as its
+//!   member's type (`LegacyAlphaTest=(7,0,0)` for `{u32,u32,u32}`).
 //! - `cbN=(d0,d1,…)` / `cbN.S=(…)`: the dwords of constant buffer register N (space S, default
 //!   0); a number with a `.`, an exponent, `inf` or `nan` is an f32, a plain integer a raw dword.
 //! - `tN=(r,g,b,a)` / `tN.S=(…)`: SRV register N is a 1×1 2D image of that texel (dwords as
@@ -21,8 +23,9 @@
 //! whose last bits depend on the host's transcendental functions, and later for targets that
 //! compute in lower precision).
 //!
-//! Values: a scalar or a parenthesised tuple; scalars are decimal numbers, `-0.0`, `inf`,
-//! `-inf`, `nan`, `true`/`false`, or `0x…` for raw bits.
+//! Values: a scalar or a parenthesised tuple (for structs and arrays: of every scalar in
+//! flattened order, see [`parse_value`]); scalars are decimal numbers, `-0.0`, `inf`, `-inf`,
+//! `nan`, `true`/`false`, or `0x…` for raw bits.
 
 use irc_interp::{
     Binding, Image, ImageDim, InvocationInputs, IoSlot, Outputs, Resource, Sampler, Scalar,
@@ -286,28 +289,67 @@ fn parse_scalar(t: ScalarType, s: &str) -> Result<Scalar, String> {
     Ok(Scalar::from_bits(t, bits))
 }
 
-/// Parses a value of a scalar or vector type.
+/// Parses a value of type `ty`: a scalar or a tuple of its components for scalars and vectors;
+/// for structs and arrays a flat tuple of every scalar in flattened order (vector components,
+/// struct members, array elements outermost first, as `Constant` literals list them), each
+/// read as its member's scalar type: `{u32,u32,u32}` takes `(7,0,0)`, `f32x2[2]` takes
+/// `(1.0,2.0,3.0,4.0)`.
 pub fn parse_value(ty: &Type, v: &str) -> Result<Value, String> {
-    let b = ty
-        .as_basic()
-        .ok_or_else(|| format!("only scalar and vector values are supported, not {ty}"))?;
     let parts = parse_tuple(v)?;
-    if parts.len() != b.vec_size() as usize {
+    if let Some(b) = ty.as_basic() {
+        if parts.len() != b.vec_size() as usize {
+            return Err(format!(
+                "`{v}` has {} components, {ty} needs {}",
+                parts.len(),
+                b.vec_size()
+            ));
+        }
+        let comps = parts
+            .iter()
+            .map(|p| parse_scalar(b.scalar_type(), p))
+            .collect::<Result<_, _>>()?;
+        return Ok(Value::from_components(comps));
+    }
+    let count = ty
+        .flattened_scalar_count()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("a value of type {ty} cannot be given (unbounded or empty)"))?;
+    if parts.len() as u64 != count {
         return Err(format!(
-            "`{v}` has {} components, {ty} needs {}",
-            parts.len(),
-            b.vec_size()
+            "`{v}` has {} scalars, {ty} needs {count} (members in order, flattened)",
+            parts.len()
         ));
     }
-    let comps = parts
+    let scalars = parts
         .iter()
-        .map(|p| parse_scalar(b.scalar_type(), p))
-        .collect::<Result<_, _>>()?;
-    Ok(Value::from_components(comps))
+        .enumerate()
+        .map(|(i, p)| {
+            let t = ty
+                .flattened_scalar_type(i as u64)
+                .ok_or_else(|| format!("{ty} has no scalar {i}"))?;
+            parse_scalar(t, p)
+        })
+        .collect::<Result<Vec<Scalar>, String>>()?;
+    let mut it = scalars.into_iter();
+    Ok(irc_interp::value::build_value(ty, 0, &mut |t| {
+        it.next().unwrap_or_else(|| Scalar::zero(t))
+    }))
+}
+
+/// The scalars of a value in flattened order (`None` for void and descriptors).
+fn flat(v: &Value) -> Option<Vec<Scalar>> {
+    match v {
+        Value::Void | Value::Descriptor(_) => None,
+        _ => {
+            let mut out = Vec::new();
+            v.flatten(&mut out);
+            Some(out)
+        }
+    }
 }
 
 fn values_match(got: &Value, want: &Value, tolerance: Option<f64>) -> bool {
-    let (Some(g), Some(w)) = (got.components(), want.components()) else {
+    let (Some(g), Some(w)) = (flat(got), flat(want)) else {
         return got == want;
     };
     let close = |a: &Scalar, b: &Scalar| match (tolerance, float_of(a), float_of(b)) {
@@ -326,7 +368,7 @@ fn values_match(got: &Value, want: &Value, tolerance: Option<f64>) -> bool {
 
 /// A value as a run line would spell it.
 pub fn show(v: &Value) -> String {
-    let Some(c) = v.components() else {
+    let Some(c) = flat(v) else {
         return format!("{v:?}");
     };
     let parts: Vec<String> = c
@@ -399,4 +441,39 @@ pub fn show_outputs(o: &irc_interp::InvocationOutputs) -> String {
         parts.push("discard".into());
     }
     parts.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ty(s: &str) -> Type {
+        Type::parse(s).expect("a valid type")
+    }
+
+    #[test]
+    fn struct_and_array_values_are_flat_tuples() {
+        let v = parse_value(&ty("{u32,u32,u32}"), "(7,0,0xff)").expect("parses");
+        assert_eq!(
+            v,
+            Value::Composite(vec![Value::u32(7), Value::u32(0), Value::u32(255)])
+        );
+        let v = parse_value(&ty("{u32,f32x2}"), "(1,0.5,-0.0)").expect("parses");
+        assert_eq!(
+            v,
+            Value::Composite(vec![Value::u32(1), Value::f32s(&[0.5, -0.0])])
+        );
+        // Array dimensions innermost first: two f32x2 elements, outermost first.
+        let v = parse_value(&ty("f32x2[2]"), "(1,2,3,4)").expect("parses");
+        assert_eq!(
+            v,
+            Value::Composite(vec![Value::f32s(&[1.0, 2.0]), Value::f32s(&[3.0, 4.0])])
+        );
+        assert_eq!(show(&v), "(1.0,2.0,3.0,4.0)");
+        assert!(values_match(&v, &v.clone(), None));
+        let err = parse_value(&ty("{u32,u32,u32}"), "(7,0)").expect_err("too few");
+        assert!(err.contains("needs 3"), "{err}");
+        assert!(parse_value(&ty("{u32,u32,u32}"), "(7,0,0.5)").is_err());
+        assert!(parse_value(&ty("f32[]"), "(1)").is_err());
+    }
 }

@@ -13,6 +13,7 @@
 //!   [`regalloc::check`]er that re-verifies every allocation.
 
 pub mod reflection;
+pub mod regalloc;
 pub mod target;
 pub mod tolerance;
 

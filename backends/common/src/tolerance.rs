@@ -64,7 +64,7 @@ mod tests {
         let r = 1.0f32 / 3.0;
         let rounded = half_round(r);
         assert!(t.matches(rounded, r));
-        assert!(!t.matches(0.34, r));
+        assert!(!t.matches(0.35, r));
         assert!(t.matches(f32::NAN, f32::NAN));
         assert!(!t.matches(f32::INFINITY, 65504.0));
     }

@@ -42,6 +42,19 @@ pub struct RunConfig {
     /// caused by that fold. "Precise" means the op's own flag or a `precise` `SetFpMode` of
     /// its type.
     pub fold_zero_products: bool,
+    /// Evaluates `FDiv a b` as `a · (1/b)` with both steps rounded, the way targets without
+    /// a divider (Lima, PICA) compute it. An oracle for comparing their simulators, where the
+    /// one-ulp difference can be amplified (`fract(x · 2^24)`); off by default.
+    pub div_as_rcp_mul: bool,
+    /// `DerivativeMode::Default` derivatives are fine (per row/column) instead of coarse.
+    /// D3D leaves the choice to the implementation; Lima's PP computes fine derivatives. Off
+    /// by default.
+    pub fine_default_derivatives: bool,
+    /// Evaluates `FPow a b` as `exp2(log2(a) · b)` and `FSin x`/`FCos x` as
+    /// `sin(2π · (x · 1/2π))`, every step rounded: how targets whose hardware has only `exp2`,
+    /// `log2` and sine/cosine in turns compute them. An oracle like the two above; off by
+    /// default.
+    pub stepwise_transcendentals: bool,
 }
 
 impl Default for RunConfig {
@@ -51,6 +64,9 @@ impl Default for RunConfig {
             max_call_depth: 64,
             max_compute_lanes: 1024,
             fold_zero_products: false,
+            div_as_rcp_mul: false,
+            fine_default_derivatives: false,
+            stepwise_transcendentals: false,
         }
     }
 }

@@ -383,6 +383,35 @@ impl Interp<'_, '_> {
                     }
                 })?
             }
+            OpCode::FDiv if self.cfg.div_as_rcp_mul => self.map(l, d, 2, |a| {
+                let t = rt(op);
+                let r = float::from_f64(1.0 / float::to_f64(a[1], t), t);
+                float::float_op(OpCode::FMul, t, &[a[0], r], 0)
+            })?,
+            OpCode::FPow if self.cfg.stepwise_transcendentals => self.map(l, d, 2, |a| {
+                let t = rt(op);
+                let r = |x: f64| float::to_f64(float::from_f64(x, t), t);
+                let lg = r(float::to_f64(a[0], t).log2());
+                let p = r(lg * float::to_f64(a[1], t));
+                Some(float::from_f64(p.exp2(), t))
+            })?,
+            OpCode::FSin | OpCode::FCos if self.cfg.stepwise_transcendentals => {
+                self.map(l, d, 1, |a| {
+                    let t = rt(op);
+                    let r = |x: f64| float::to_f64(float::from_f64(x, t), t);
+                    let k = r(1.0 / std::f64::consts::TAU);
+                    let turns = r(float::to_f64(a[0], t) * k);
+                    let x = turns * std::f64::consts::TAU;
+                    Some(float::from_f64(
+                        if op.opcode == OpCode::FSin {
+                            x.sin()
+                        } else {
+                            x.cos()
+                        },
+                        t,
+                    ))
+                })?
+            }
             OpCode::FEq
             | OpCode::FNe
             | OpCode::FLt

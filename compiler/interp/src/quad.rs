@@ -82,7 +82,8 @@ pub(crate) fn exec_parked(it: &Interp, l: usize, d: SsaDef) -> Result<Value, Tra
             let a = op
                 .operand_def(0)
                 .ok_or_else(|| Trap::bad(d, "derivative without operand"))?;
-            let fine = op.operand_lit(1) == Some(2);
+            let fine = op.operand_lit(1) == Some(2)
+                || (it.cfg.fine_default_derivatives && op.operand_lit(1) == Some(0));
             let (px, py) = pairs(l, fine);
             let c = diff(
                 it,

@@ -1,11 +1,15 @@
 //! `irc`: the command-line driver of the irc shader compiler.
 //!
-//! Subcommands: `dump`, `verify`, `convert` (IR formats), `opt` (passes), `run` (the reference
-//! interpreter), `corpus` (the project's yardstick over the shared corpus), `test` (filetests),
-//! `bench` (speed). Errors go to stderr
+//! Subcommands: `compile` (to machine code; also `irc --target T FILE` without the
+//! subcommand), `disasm` / `asm` (machine code ↔ assembly), `dump`, `verify`, `convert` (IR
+//! formats), `opt` (passes), `run` (the reference interpreter), `corpus` (the project's
+//! yardstick over the shared corpus), `test` (filetests), `bench` (speed). Errors go to stderr
 //! with a non-zero exit code.
 
+mod asm;
 mod bench;
+mod compile;
+mod disasm;
 mod fuzzdiff;
 mod load;
 mod opt;
@@ -19,15 +23,38 @@ use std::process::ExitCode;
 #[command(
     name = "irc",
     version,
-    about = "An optimizing shader compiler for DXBC-IR"
+    about = "An optimizing shader compiler for DXBC-IR",
+    args_conflicts_with_subcommands = true,
+    arg_required_else_help = true
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    /// Without a subcommand: `irc --target T FILE [compile options]` compiles.
+    #[command(flatten)]
+    compile: Option<compile::CompileArgs>,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Compile a shader (`.ir` or `.dxir`) for a target: disassembly, code words, reflection,
+    /// statistics or an MBS1 container.
+    Compile(compile::CompileArgs),
+    /// Disassemble machine code (raw little-endian words, or an MBS1 container).
+    Disasm {
+        input: PathBuf,
+        #[arg(long, short = 't')]
+        target: String,
+    },
+    /// Assemble text in the disassembler's syntax to machine code.
+    Asm {
+        input: PathBuf,
+        #[arg(long, short = 't')]
+        target: String,
+        /// Write little-endian words here (default: hex words to stdout).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Print a module (binary `.dxir` or text `.ir`) as text.
     Dump { file: PathBuf },
     /// Check a module with the verifier; errors are shown inline under the offending ops.
@@ -115,7 +142,12 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli.command) {
+    let result = match (cli.command, cli.compile) {
+        (Some(cmd), _) => run(cmd),
+        (None, Some(args)) => compile::run(&args),
+        (None, None) => Err("nothing to do (see `irc --help`)".into()),
+    };
+    match result {
         Ok(code) => code,
         Err(msg) => {
             eprintln!("error: {msg}");
@@ -126,6 +158,13 @@ fn main() -> ExitCode {
 
 fn run(cmd: Command) -> Result<ExitCode, String> {
     match cmd {
+        Command::Compile(args) => compile::run(&args),
+        Command::Disasm { input, target } => disasm::run(&target, &input),
+        Command::Asm {
+            input,
+            target,
+            output,
+        } => asm::run(&target, &input, output.as_deref()),
         Command::Dump { file } => {
             let m = load::module(&file)?;
             print!("{}", irc_ir::text::print(&m));

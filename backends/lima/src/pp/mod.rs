@@ -16,9 +16,16 @@
 pub mod asm;
 pub mod decode;
 pub mod disasm;
+pub mod emit;
 pub mod encode;
 pub mod instr;
 pub mod isa;
+pub mod lower;
+pub mod mbs;
+pub mod mir;
+mod mir_opt;
+pub mod regalloc;
+pub mod sched;
 pub mod sim;
 mod sim_units;
 pub mod target;

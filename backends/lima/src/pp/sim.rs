@@ -102,6 +102,10 @@ pub struct QuadOutput {
     pub lanes: [LaneOutput; 4],
     /// Executed quad instructions (fuel used).
     pub steps: u64,
+    /// Quad operations (derivatives, implicit-LOD fetches) executed while some lanes of the
+    /// quad were not executing: their result depends on the helper lanes' frozen state, which
+    /// D3D and GL leave undefined.
+    pub divergent_quad_ops: u32,
 }
 
 impl QuadOutput {
@@ -174,6 +178,7 @@ pub fn run_program(
     let offsets = instruction_offsets(program);
     let mut lanes: [Lane; 4] = Default::default();
     let mut steps = 0u64;
+    let mut divergent_quad_ops = 0;
     if program.is_empty() {
         return Err(SimError {
             word: 0,
@@ -189,6 +194,9 @@ pub fn run_program(
         steps += 1;
         let instr = &program[pc];
         let active: [bool; 4] = std::array::from_fn(|l| !lanes[l].done && lanes[l].pc == pc);
+        if !active.iter().all(|&a| a) && quad_op(instr) {
+            divergent_quad_ops += 1;
+        }
         let mut exec = Exec {
             instr,
             opts,
@@ -234,7 +242,19 @@ pub fn run_program(
             discarded: lanes[l].discarded,
         }),
         steps,
+        divergent_quad_ops,
     })
+}
+
+/// Whether an instruction computes across the quad (derivative or implicit-LOD fetch).
+fn quad_op(instr: &Instruction) -> bool {
+    use super::isa::AccOp;
+    let deriv = |op: AccOp| matches!(op, AccOp::DFdx | AccOp::DFdy);
+    instr
+        .sampler
+        .is_some_and(|s| !(s.lod_bias_en && s.explicit_lod))
+        || instr.vec4_acc.is_some_and(|a| deriv(a.op))
+        || instr.float_acc.is_some_and(|a| deriv(a.op))
 }
 
 /// Architectural state of one lane.

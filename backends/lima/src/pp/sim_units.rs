@@ -15,8 +15,6 @@
 //!   right − left and bottom − top, identical for both lanes of the pair.
 //! * atan_pt1/atan_pt2/atan/atan2 are unsupported (their semantics are unknown).
 
-use std::f32::consts::TAU;
-
 use super::instr::*;
 use super::isa::{self, alignment, AccOp, CombineOp, MulOp, OutMod, UniformSource};
 use super::sim::{Exec, SimErrorKind as E, Write};
@@ -30,11 +28,32 @@ fn b2f(b: bool) -> f32 {
     }
 }
 
+/// min with a NaN operand giving the other one and −0 < +0 (the reference is silent on both;
+/// this is IEEE 754-2019 minimumNumber, what the IR's `FMin` means).
+fn fmin(a: f32, b: f32) -> f32 {
+    if a.is_nan() || (a == b && b.is_sign_negative()) || b < a {
+        b
+    } else {
+        a
+    }
+}
+
+/// max with a NaN operand giving the other one and +0 > −0 (maximumNumber).
+fn fmax(a: f32, b: f32) -> f32 {
+    if a.is_nan() || (a == b && a.is_sign_negative()) || b > a {
+        b
+    } else {
+        a
+    }
+}
+
 fn apply_mod(x: f32, m: OutMod) -> f32 {
     match m {
         OutMod::None => x,
-        OutMod::Sat => x.clamp(0.0, 1.0),
-        OutMod::Pos => x.max(0.0),
+        // min(max(x, 0), 1) with the rules above: NaN saturates to 0 as D3D's saturate and
+        // NIR's fsat define it, −0 to +0 (the reference is silent on both).
+        OutMod::Sat => fmin(fmax(x, 0.0), 1.0),
+        OutMod::Pos => fmax(x, 0.0),
         OutMod::Int => x.trunc(),
     }
 }
@@ -66,8 +85,8 @@ fn mul_op(op: MulOp, a: f32, b: f32) -> f32 {
         MulOp::Gt => b2f(a > b),
         MulOp::Ge => b2f(a >= b),
         MulOp::Eq => b2f(a == b),
-        MulOp::Min => a.min(b),
-        MulOp::Max => a.max(b),
+        MulOp::Min => fmin(a, b),
+        MulOp::Max => fmax(a, b),
         MulOp::Mov => a,
     }
 }
@@ -83,8 +102,8 @@ fn acc_op(op: AccOp, a: f32, b: f32) -> Option<f32> {
         AccOp::Eq => b2f(a == b),
         AccOp::Floor => a.floor(),
         AccOp::Ceil => a.ceil(),
-        AccOp::Min => a.min(b),
-        AccOp::Max => a.max(b),
+        AccOp::Min => fmin(a, b),
+        AccOp::Max => fmax(a, b),
         AccOp::Mov => a,
         AccOp::Sum3 | AccOp::Sum4 | AccOp::DFdx | AccOp::DFdy | AccOp::Sel => return None,
     })
@@ -566,15 +585,17 @@ impl Exec<'_> {
                 ..
             } => {
                 let x = self.ssrc(l, arg0, None)?;
+                // Evaluated in f64 and rounded once (then to fp16 in that mode).
+                let d = f64::from(x);
                 let r = match op {
-                    CombineOp::Rcp => 1.0 / x,
+                    CombineOp::Rcp => (1.0 / d) as f32,
                     CombineOp::Mov => x,
-                    CombineOp::Sqrt => x.sqrt(),
-                    CombineOp::Rsqrt => 1.0 / x.sqrt(),
-                    CombineOp::Exp2 => x.exp2(),
-                    CombineOp::Log2 => x.log2(),
-                    CombineOp::Sin => (x * TAU).sin(),
-                    CombineOp::Cos => (x * TAU).cos(),
+                    CombineOp::Sqrt => d.sqrt() as f32,
+                    CombineOp::Rsqrt => (1.0 / d.sqrt()) as f32,
+                    CombineOp::Exp2 => d.exp2() as f32,
+                    CombineOp::Log2 => d.log2() as f32,
+                    CombineOp::Sin => (d * std::f64::consts::TAU).sin() as f32,
+                    CombineOp::Cos => (d * std::f64::consts::TAU).cos() as f32,
                     CombineOp::Atan | CombineOp::Atan2 => {
                         return Err(E::Unsupported("combiner atan"))
                     }
@@ -604,6 +625,9 @@ impl Exec<'_> {
             for l in (0..4).filter(|&l| active[l]) {
                 match b {
                     Branch::Discard => self.pending.push(Write::Discard { lane: l }),
+                    // All three conditions = unconditional: taken, operands not read (Mesa
+                    // writes them as 0 and they may hold anything, even NaN).
+                    Branch::Branch { cond, .. } if cond.mask() == 7 => self.taken[l] = true,
                     Branch::Branch {
                         cond, arg0, arg1, ..
                     } => {

@@ -1,15 +1,28 @@
 //! The `lima-fp` [`Target`]: IR (after the `opt:lima` pipeline) → PP machine code.
 //!
-//! Stages: [`super::lower`] (IR ops → unit ops on virtual registers), [`super::sched`] (packing
-//! unit ops into instructions), [`super::regalloc`] (6 vec4 registers, spilling), then
-//! [`super::emit`] (instructions → [`Instruction`]s → words via the encoder).
+//! Stages: [`super::lower`] (IR ops → unit ops on virtual registers), [`super::mir_opt`]
+//! (dead writes), [`super::sched`] (packing unit ops into instructions),
+//! [`super::regalloc`] (6 vec4 registers; on failure spill and go back to scheduling), the
+//! allocation checker, then [`super::emit`] and the encoder. The disassembly in the
+//! [`Output`] is decoded back from the final words by the independent decoder.
 
-use irc_backend::{CompileOptions, Diagnostic, Diagnostics, Output, Target};
+use irc_backend::regalloc::{self as ra, VReg};
+use irc_backend::{CompileOptions, Diagnostic, Diagnostics, Output, OutputBinding, Stats, Target};
 use irc_ir::Module;
+
+use super::mir::{Kind, Operand, Program, UnitKind};
+use super::sched::SBlock;
+use super::{decode, disasm, emit, encode, lower, mir_opt, regalloc, sched};
 
 /// The Mali-200/400 fragment processor target.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LimaFp;
+
+/// Scheduling windows tried in each round, widest first.
+const WINDOWS: [usize; 3] = [64, 12, 3];
+
+/// Most rounds of spill-and-retry before giving up.
+const MAX_SPILL_ROUNDS: usize = 200;
 
 impl Target for LimaFp {
     fn name(&self) -> &'static str {
@@ -18,7 +31,236 @@ impl Target for LimaFp {
     fn pipeline(&self) -> &'static str {
         "opt:lima"
     }
-    fn compile(&self, _module: &Module, _options: &CompileOptions) -> Result<Output, Diagnostics> {
-        Err(Diagnostic::unsupported(None, "lima-fp code generation is not implemented yet").into())
+    fn compile(&self, module: &Module, options: &CompileOptions) -> Result<Output, Diagnostics> {
+        compile(module, options).map_err(Diagnostics::from)
+    }
+}
+
+fn internal(msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::internal(None, msg)
+}
+
+/// Schedules and allocates, spilling until the program fits.
+fn schedule_and_allocate(
+    prog: &mut Program,
+    options: &CompileOptions,
+) -> Result<(Vec<SBlock>, bool, ra::Allocation, ra::Program), Diagnostic> {
+    for _ in 0..options.force_spills {
+        let Some(v) = cheapest_spill(prog) else { break };
+        regalloc::spill(prog, v);
+    }
+    for round in 0..MAX_SPILL_ROUNDS {
+        // Wide scheduling windows pack more ops per instruction; narrow ones keep fewer values
+        // alive. Try them in turn before spilling.
+        let mut failure = None;
+        let windows = if round == 0 {
+            &WINDOWS[..]
+        } else {
+            &WINDOWS[1..]
+        };
+        for &window in windows {
+            let (blocks, discard) = sched::schedule(prog, window).map_err(internal)?;
+            let succs = prog.succs();
+            match regalloc::allocate(prog, &blocks, &succs) {
+                Ok((alloc, desc)) => return Ok((blocks, discard, alloc, desc)),
+                Err(e) => failure = Some(e),
+            }
+        }
+        let fail = failure.ok_or_else(|| internal("no allocation attempt"))?;
+        if std::env::var_os("IRC_LIMA_DEBUG").is_some() {
+            eprintln!("round {round}: {}", fail.message);
+        }
+        // One value at a time at first (spilling is costly), then more per round so that big
+        // shaders converge quickly.
+        let per_round = 1usize << (round / 3).min(5);
+        let picks: Vec<VReg> = fail
+            .spill_candidates
+            .iter()
+            .copied()
+            .filter(|&v| regalloc::spillable(prog, v))
+            .take(per_round)
+            .collect();
+        if picks.is_empty() {
+            return Err(Diagnostic::limit(format!(
+                "more values live at once than the 6 vec4 registers hold, and nothing left to \
+                 spill ({})",
+                fail.message
+            )));
+        }
+        for v in picks {
+            regalloc::spill(prog, v);
+        }
+    }
+    Err(Diagnostic::limit(format!(
+        "register allocation did not converge after {MAX_SPILL_ROUNDS} spill rounds"
+    )))
+}
+
+/// The spillable value with the fewest weighted accesses (for `force_spills`).
+fn cheapest_spill(prog: &Program) -> Option<VReg> {
+    let (blocks, _) = sched::schedule(prog, WINDOWS[0]).ok()?;
+    let desc = regalloc::describe(prog, &blocks, &prog.succs());
+    (0..prog.vregs.len() as u32)
+        .map(VReg)
+        .filter(|&v| regalloc::spillable(prog, v))
+        .filter(|&v| {
+            let c = desc.vregs[v.0 as usize].spill_cost;
+            c.is_finite() && c > 0.1
+        })
+        .min_by(|a, b| {
+            desc.vregs[a.0 as usize]
+                .spill_cost
+                .total_cmp(&desc.vregs[b.0 as usize].spill_cost)
+        })
+}
+
+/// Compiles an optimized module.
+pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diagnostic> {
+    let lowered = lower::lower(module)?;
+    let mut prog = lowered.program;
+    mir_opt::remove_unreachable(&mut prog);
+    mir_opt::dead_writes(&mut prog);
+    let (mut blocks, discard, alloc, desc) = schedule_and_allocate(&mut prog, options)?;
+    ra::check(&regalloc::FILE, &desc, &alloc)
+        .map_err(|e| internal(format!("register allocation check failed: {e}")))?;
+    drop_self_moves(&mut blocks, &alloc);
+    let mut instrs = emit::emit(&blocks, &alloc, discard)?;
+    encode::link_program(&mut instrs).map_err(|e| internal(format!("link: {e}")))?;
+    let words = encode::encode_program(&instrs).map_err(|e| internal(format!("encode: {e}")))?;
+    let decoded = decode::decode_program(&words)
+        .map_err(|e| internal(format!("the decoder rejects the encoder's output: {e}")))?;
+    let disassembly = disasm::disassemble_program(&decoded);
+
+    let mut reflection = lowered.reflection;
+    for (src, v, n) in &prog.outputs {
+        let loc = alloc
+            .loc(*v)
+            .ok_or_else(|| internal(format!("output {v} has no register")))?;
+        reflection.outputs.push(OutputBinding {
+            target: *src,
+            register: u32::from(loc.reg),
+            components: *n,
+        });
+    }
+    reflection.temp_stack = prog.spill_slots;
+
+    let stats = stats(&prog, &blocks, &alloc, &words, discard, lowered.ir_ops);
+    let container = options
+        .container
+        .then(|| super::mbs::write_mbs1(&words, &reflection));
+    Ok(Output {
+        words,
+        container,
+        disassembly,
+        reflection,
+        stats,
+    })
+}
+
+fn stats(
+    prog: &Program,
+    blocks: &[SBlock],
+    alloc: &ra::Allocation,
+    words: &[u32],
+    discard: bool,
+    ir_ops: u32,
+) -> Stats {
+    let mut spills = 0;
+    let mut fills = 0;
+    let mut units_filled = 0;
+    for b in blocks {
+        for i in &b.instrs {
+            units_filled += i.filled();
+            for (op, _) in &i.ops {
+                if matches!(op.kind, Kind::Spill { .. }) {
+                    spills += 1;
+                }
+                fills += op
+                    .srcs
+                    .iter()
+                    .filter(|s| matches!(s.op, Operand::Temp { .. }))
+                    .count() as u32;
+            }
+        }
+    }
+    Stats {
+        instructions: blocks.iter().map(|b| b.instrs.len() as u32).sum::<u32>()
+            + u32::from(discard),
+        words: words.len() as u32,
+        registers: u32::from(alloc.registers_used),
+        spills,
+        fills,
+        units_filled,
+        lower_bound: lower_bound(prog),
+        ir_ops,
+    }
+}
+
+/// A lower bound on the instruction count: the busiest single-unit class (combiner, varying,
+/// sampler, temp write), the four ALU units' total work, and one instruction per non-empty
+/// block.
+fn lower_bound(prog: &Program) -> u32 {
+    let mut per = [0u32; UnitKind::COUNT];
+    let mut alu = 0u32;
+    let mut blocks = 0;
+    for b in &prog.blocks {
+        if !b.ops.is_empty() {
+            blocks += 1;
+        }
+        for op in &b.ops {
+            let opts = sched::unit_options(op);
+            let Some(first) = opts.first() else { continue };
+            let common: Vec<UnitKind> = first
+                .iter()
+                .copied()
+                .filter(|u| opts.iter().all(|o| o.contains(u)))
+                .collect();
+            for u in &common {
+                per[*u as usize] += 1;
+            }
+            let alu_units = first
+                .iter()
+                .filter(|u| {
+                    matches!(
+                        u,
+                        UnitKind::VMul | UnitKind::SMul | UnitKind::VAdd | UnitKind::SAdd
+                    )
+                })
+                .count() as u32;
+            alu += alu_units;
+        }
+    }
+    let single = per.iter().copied().max().unwrap_or(0);
+    single.max(alu.div_ceil(4)).max(blocks).max(1)
+}
+
+/// Removes moves whose source and destination got the same lanes, and instructions left empty.
+fn drop_self_moves(blocks: &mut [SBlock], alloc: &ra::Allocation) {
+    use super::mir::{Alu, Kind};
+    for b in blocks {
+        for ins in &mut b.instrs {
+            ins.ops.retain(|(op, _)| {
+                let (Kind::Alu(Alu::Mov), Some(d)) = (&op.kind, op.dst) else {
+                    return true;
+                };
+                let s = op.srcs[0];
+                let Operand::Reg(v, swz) = s.op else {
+                    return true;
+                };
+                if s.abs || s.neg || op.modifier != super::isa::OutMod::None {
+                    return true;
+                }
+                let (Some(ld), Some(ls)) = (alloc.loc(d), alloc.loc(v)) else {
+                    return true;
+                };
+                let same = ld.reg == ls.reg
+                    && (0..op.width)
+                        .all(|i| ld.lane + op.dst_comp + i == ls.lane + swz[i as usize]);
+                !same
+            });
+            ins.recompute_units();
+        }
+        b.instrs
+            .retain(|i| !i.ops.is_empty() || i.branch.is_some() || i.stop);
     }
 }

@@ -1,0 +1,333 @@
+//! Register allocation for the PP: 6 vec4 registers (24 scalar lanes), with spilling.
+//!
+//! The scheduled program is described to the shared allocator core
+//! ([`irc_backend::regalloc`]) as one point per instruction, every register access tagged
+//! with the pipeline stage of the unit making it (varying 0, sampler 1, uniform 2, mul 3,
+//! add 4, combiner/branch 5, temp write 6, program end 7), so that a value last read by an
+//! early unit can share lanes with one written by a later unit of the same instruction.
+//!
+//! When the core cannot colour the program, [`spill`] rewrites the *unscheduled* machine
+//! program: after every write of a spilled value its components are stored one by one to a
+//! temporary-stack slot (`store.t`, scalar alignment, address `slot·4 + component`), and every
+//! read becomes a `load.t` of the slot through the uniform unit (`^uniform`, where component
+//! `c` appears in lane `c`), or a move from it where the reader needs a register (branch
+//! conditions, texture coordinates, indices). Then the program is scheduled and allocated
+//! again (Mesa's ppir does the same, §13).
+
+use irc_backend::regalloc::{self, Access, Allocation, Point, RegFile, VReg, VRegInfo};
+use smallvec::SmallVec;
+
+use super::mir::{Alu, Coords, Kind, MOp, Operand, Program, Src, Terminator, UnitKind};
+use super::sched::{BranchUse, Instr, SBlock};
+
+/// The PP register file.
+pub const FILE: RegFile = RegFile {
+    registers: 6,
+    lanes: 4,
+};
+
+/// Stage of program-end reads.
+const END: u8 = 7;
+
+fn src_mask(s: &Src, lanes: usize) -> u8 {
+    match s.op {
+        Operand::Reg(_, swz) => swz[..lanes.clamp(1, 4)]
+            .iter()
+            .fold(0u8, |m, &c| m | (1 << (c & 3))),
+        _ => 0,
+    }
+}
+
+/// Register accesses of an op placed in `units`.
+fn op_accesses(op: &MOp, units: &[UnitKind], p: &mut Point) {
+    let stage_of = |i: usize| units.get(i).map_or(3, |u| u.stage());
+    let last = units.last().map_or(3, |u| u.stage());
+    let lanes = op.width as usize;
+    let use_src = |p: &mut Point, s: &Src, stage: u8, lanes: usize| {
+        if let Operand::Reg(v, _) = s.op {
+            p.uses.push(Access::new(v, stage, src_mask(s, lanes)));
+        }
+        if let Operand::Uniform {
+            offset: Some((v, c)),
+            ..
+        } = s.op
+        {
+            p.uses
+                .push(Access::new(v, UnitKind::Uniform.stage(), 1 << c));
+        }
+    };
+    match &op.kind {
+        Kind::Alu(Alu::Sum3 | Alu::Sum4) if op.srcs.len() == 2 => {
+            let n = if op.kind == Kind::Alu(Alu::Sum3) {
+                3
+            } else {
+                4
+            };
+            for s in &op.srcs {
+                use_src(p, s, stage_of(0), n);
+            }
+        }
+        Kind::Alu(Alu::Sum3) => use_src(p, &op.srcs[0], stage_of(0), 3),
+        Kind::Alu(Alu::Sum4) => use_src(p, &op.srcs[0], stage_of(0), 4),
+        Kind::Alu(_) | Kind::ScaleVec => {
+            for s in &op.srcs {
+                use_src(p, s, stage_of(0), lanes);
+            }
+        }
+        Kind::Mad => {
+            for (i, s) in op.srcs.iter().enumerate() {
+                use_src(p, s, if i < 2 { stage_of(0) } else { stage_of(1) }, lanes);
+            }
+        }
+        Kind::Select(_) => {
+            for (i, s) in op.srcs.iter().enumerate() {
+                if i < 2 {
+                    use_src(p, s, stage_of(0), 1);
+                } else {
+                    use_src(p, s, stage_of(1), lanes);
+                }
+            }
+        }
+        Kind::Varying { .. } | Kind::Special(_) => {}
+        Kind::Texture { coords, lod, .. } => {
+            if let Coords::Reg(s) = coords {
+                let n = 4;
+                use_src(p, s, UnitKind::Varying.stage(), n);
+            }
+            if let Some((v, c, _)) = lod {
+                p.uses
+                    .push(Access::new(*v, UnitKind::Sampler.stage(), 1 << c));
+            }
+        }
+        Kind::Spill { .. } => {
+            for s in &op.srcs {
+                use_src(p, s, UnitKind::TempWrite.stage(), 1);
+            }
+        }
+    }
+    if let Some(v) = op.dst {
+        p.defs.push(Access::new(v, last, op.dst_mask()));
+    }
+}
+
+/// The allocator's view of a scheduled program. `succs` are the machine blocks' successors.
+pub fn describe(p: &Program, blocks: &[SBlock], succs: &[Vec<usize>]) -> regalloc::Program {
+    let mut costs = vec![0f32; p.vregs.len()];
+    let mut out = regalloc::Program {
+        blocks: Vec::with_capacity(blocks.len()),
+        vregs: Vec::new(),
+    };
+    for (bi, b) in blocks.iter().enumerate() {
+        let weight = 10f32.powi(p.blocks.get(bi).map_or(0, |b| b.depth.min(6)) as i32);
+        let mut rb = regalloc::Block {
+            points: Vec::with_capacity(b.instrs.len()),
+            succs: succs.get(bi).cloned().unwrap_or_default(),
+        };
+        for ins in &b.instrs {
+            let mut pt = Point::default();
+            for (op, units) in &ins.ops {
+                op_accesses(op, units, &mut pt);
+            }
+            match ins.branch {
+                Some(BranchUse::Branch {
+                    cond: Some(((v, c), _)),
+                    ..
+                })
+                | Some(BranchUse::ToDiscard((v, c))) => {
+                    pt.uses
+                        .push(Access::new(v, UnitKind::Branch.stage(), 1 << c));
+                }
+                _ => {}
+            }
+            for &v in &ins.exit_reads {
+                let size = p.vregs[v.0 as usize].size;
+                pt.uses.push(Access::new(v, END, (1u8 << size) - 1));
+            }
+            for a in pt.uses.iter().chain(pt.defs.iter()) {
+                if let Some(c) = costs.get_mut(a.vreg.0 as usize) {
+                    *c += weight;
+                }
+            }
+            rb.points.push(pt);
+        }
+        out.blocks.push(rb);
+    }
+    out.vregs = p
+        .vregs
+        .iter()
+        .zip(&costs)
+        .map(|(d, &c)| VRegInfo {
+            size: d.size,
+            lane0: d.lane0,
+            fixed: None,
+            spill_cost: if d.no_spill {
+                f32::INFINITY
+            } else {
+                c.max(0.1) / f32::from(d.size)
+            },
+        })
+        .collect();
+    out
+}
+
+/// Allocates registers for a scheduled program.
+pub fn allocate(
+    p: &Program,
+    blocks: &[SBlock],
+    succs: &[Vec<usize>],
+) -> Result<(Allocation, regalloc::Program), regalloc::AllocFailure> {
+    let desc = describe(p, blocks, succs);
+    let a = regalloc::allocate(&FILE, &desc)?;
+    Ok((a, desc))
+}
+
+/// Rewrites `p` so that `v` lives in temporary-stack slot `slot` between its writes and
+/// reads.
+pub fn spill(p: &mut Program, v: VReg) {
+    let slot = p.spill_slots;
+    p.spill_slots += 1;
+    // What remains of `v` lives only from each write to its store.
+    p.vregs[v.0 as usize].no_spill = true;
+    let size = p.vregs[v.0 as usize].size;
+    let reload_src = |swz: [u8; 4]| Operand::Temp { slot, of: v, swz };
+    for bi in 0..p.blocks.len() {
+        let ops = std::mem::take(&mut p.blocks[bi].ops);
+        let mut out: Vec<MOp> = Vec::with_capacity(ops.len() + 4);
+        for mut op in ops {
+            // Reads: through ^uniform where the operand allows it, else a reload move.
+            let other_uniform = |op: &MOp| {
+                op.srcs.iter().any(|s| match s.op {
+                    Operand::Uniform { .. } => true,
+                    Operand::Temp { slot: s2, .. } => s2 != slot,
+                    _ => false,
+                })
+            };
+            let pipeline_ok = !matches!(op.kind, Kind::Spill { .. });
+            for i in 0..op.srcs.len() {
+                if let Operand::Reg(r, swz) = op.srcs[i].op {
+                    if r == v {
+                        if pipeline_ok && !other_uniform(&op) {
+                            op.srcs[i].op = reload_src(swz);
+                        } else {
+                            let t = p.new_vreg_nospill(size);
+                            out.push(MOp::alu(
+                                Alu::Mov,
+                                t,
+                                0,
+                                size,
+                                &[Src::new(reload_src([0, 1, 2, 3]))],
+                            ));
+                            op.srcs[i].op = Operand::Reg(t, swz);
+                        }
+                    }
+                }
+                if let Operand::Uniform {
+                    offset: Some((r, c)),
+                    ..
+                } = op.srcs[i].op
+                {
+                    if r == v {
+                        let t = reload_mov(p, &mut out, slot, v, c);
+                        if let Operand::Uniform { offset, .. } = &mut op.srcs[i].op {
+                            *offset = Some((t, 0));
+                        }
+                    }
+                }
+            }
+            if let Kind::Texture { coords, lod, .. } = &mut op.kind {
+                if let Coords::Reg(s) = coords {
+                    if let Operand::Reg(r, swz) = s.op {
+                        if r == v {
+                            let t = p.new_vreg_nospill(size);
+                            out.push(MOp::alu(
+                                Alu::Mov,
+                                t,
+                                0,
+                                size,
+                                &[Src::new(reload_src([0, 1, 2, 3]))],
+                            ));
+                            s.op = Operand::Reg(t, swz);
+                        }
+                    }
+                }
+                if let Some((r, c, e)) = *lod {
+                    if r == v {
+                        let t = reload_mov(p, &mut out, slot, v, c);
+                        *lod = Some((t, 0, e));
+                    }
+                }
+            }
+            let wrote = op.dst == Some(v);
+            let mask = op.dst_mask();
+            out.push(op);
+            if wrote {
+                for c in 0..4u8 {
+                    if mask & (1 << c) != 0 {
+                        out.push(MOp {
+                            kind: Kind::Spill {
+                                slot: slot * 4 + u32::from(c),
+                            },
+                            dst: None,
+                            dst_comp: 0,
+                            width: 1,
+                            srcs: SmallVec::from_slice(&[Src::new(Operand::reg(v, c))]),
+                            modifier: super::isa::OutMod::None,
+                        });
+                    }
+                }
+            }
+        }
+        p.blocks[bi].ops = out;
+        // Terminator reads.
+        let term = p.blocks[bi].term.clone();
+        match term {
+            Terminator::Branch { cond, then, els } if cond.0 == v => {
+                let mut tmp = std::mem::take(&mut p.blocks[bi].ops);
+                let t = reload_mov(p, &mut tmp, slot, v, cond.1);
+                p.blocks[bi].ops = tmp;
+                p.blocks[bi].term = Terminator::Branch {
+                    cond: (t, 0),
+                    then,
+                    els,
+                };
+            }
+            Terminator::Exit { kill: Some(k) } if k.0 == v => {
+                let mut tmp = std::mem::take(&mut p.blocks[bi].ops);
+                let t = reload_mov(p, &mut tmp, slot, v, k.1);
+                p.blocks[bi].ops = tmp;
+                p.blocks[bi].term = Terminator::Exit { kill: Some((t, 0)) };
+            }
+            _ => {}
+        }
+    }
+}
+
+fn reload_mov(p: &mut Program, out: &mut Vec<MOp>, slot: u32, v: VReg, c: u8) -> VReg {
+    let t = p.new_vreg_nospill(1);
+    out.push(MOp::alu(
+        Alu::Mov,
+        t,
+        0,
+        1,
+        &[Src::new(Operand::Temp {
+            slot,
+            of: v,
+            swz: [c; 4],
+        })],
+    ));
+    t
+}
+
+/// Whether a value may be spilled: outputs are read at the very end from registers, and
+/// loads that write registers directly keep their placement.
+pub fn spillable(p: &Program, v: VReg) -> bool {
+    !p.outputs.iter().any(|o| o.1 == v) && !p.vregs[v.0 as usize].no_spill
+}
+
+/// Instructions of all blocks (for statistics).
+pub fn count(blocks: &[SBlock]) -> usize {
+    blocks.iter().map(|b| b.instrs.len()).sum()
+}
+
+/// Unused: keeps `Instr` in the public surface documented here.
+pub type Instruction = Instr;

@@ -1,0 +1,495 @@
+//! Packing machine ops into PP instructions (list scheduling per block).
+//!
+//! Each block's ops form a dependence graph: a read of a register waits for the instruction
+//! after the one writing it (the compiler never relies on one unit seeing a general register
+//! written by an earlier unit of the same instruction — that is *unverified* on hardware, so
+//! the simulator's strict mode rejects it), and a write waits for earlier reads and writes of
+//! the same components. Values travel inside one instruction only through pipeline registers,
+//! which the op groups of [`mir::Kind`] encode (`^vmul`/`^fmul` into the add units, `^texture`
+//! into the mov after the sampler, `^uniform`, `^const0/1`).
+//!
+//! Instructions are filled top-down: at each step the ready ops, by decreasing critical-path
+//! length, are placed if one of their unit choices is free and the constant fields (2 × 4
+//! fp16) and the single uniform/temporary load can hold their operands. The objective is the
+//! fewest instructions; register pressure is left to the allocator (which spills).
+//!
+//! The block's terminator goes into the branch unit of the last instruction when that
+//! instruction has no combiner op (Mesa never pairs them) and the condition was computed
+//! earlier; otherwise into an instruction of its own.
+
+use half::f16;
+use irc_backend::regalloc::VReg;
+use smallvec::{smallvec, SmallVec};
+
+use super::mir::{Alu, Coords, Kind, MOp, Operand, Program, Terminator, UniformUse, UnitKind};
+
+/// What the branch unit of an instruction does.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BranchUse {
+    /// Branch to block `target` if `cond` compares with 0.0 by `when` (`ne`/`eq`), or always.
+    Branch {
+        cond: Option<((VReg, u8), bool)>,
+        target: usize,
+    },
+    /// Branch to the shared discard instruction if the kill flag is set.
+    ToDiscard((VReg, u8)),
+    /// `discard`.
+    Discard,
+}
+
+/// One scheduled instruction.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Instr {
+    /// Ops with the units they occupy.
+    pub ops: Vec<(MOp, SmallVec<[UnitKind; 3]>)>,
+    pub const0: SmallVec<[f16; 4]>,
+    pub const1: SmallVec<[f16; 4]>,
+    pub uniform: Option<UniformUse>,
+    pub branch: Option<BranchUse>,
+    /// End of program.
+    pub stop: bool,
+    /// Registers read at the very end (outputs).
+    pub exit_reads: Vec<VReg>,
+    used: u16,
+}
+
+impl Instr {
+    pub fn units_used(&self) -> u16 {
+        self.used
+            | if self.branch.is_some() {
+                UnitKind::Branch.bit()
+            } else {
+                0
+            }
+    }
+    /// Number of filled units (for statistics).
+    pub fn filled(&self) -> u32 {
+        self.units_used().count_ones()
+            + u32::from(!self.const0.is_empty())
+            + u32::from(!self.const1.is_empty())
+    }
+}
+
+/// A scheduled block.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SBlock {
+    pub instrs: Vec<Instr>,
+}
+
+/// Unit alternatives of an op (each a set of units used together).
+pub fn unit_options(op: &MOp) -> SmallVec<[SmallVec<[UnitKind; 3]>; 4]> {
+    use UnitKind::*;
+    match &op.kind {
+        Kind::Alu(a @ (Alu::Sum3 | Alu::Sum4)) if op.srcs.len() == 2 => {
+            let _ = a;
+            smallvec![smallvec![VMul, VAdd]]
+        }
+        Kind::Alu(a) => a
+            .units(op.width)
+            .into_iter()
+            .map(|u| smallvec![u])
+            .collect(),
+        Kind::Mad => {
+            if op.width == 1 {
+                smallvec![smallvec![SMul, SAdd], smallvec![VMul, VAdd]]
+            } else {
+                smallvec![smallvec![VMul, VAdd]]
+            }
+        }
+        Kind::Select(_) => {
+            if op.width == 1 {
+                smallvec![smallvec![SMul, SAdd], smallvec![SMul, VAdd]]
+            } else {
+                smallvec![smallvec![SMul, VAdd]]
+            }
+        }
+        Kind::ScaleVec => smallvec![smallvec![Combine]],
+        Kind::Varying { .. } | Kind::Special(_) => smallvec![smallvec![Varying]],
+        Kind::Texture { .. } => smallvec![
+            smallvec![Varying, Sampler, VMul],
+            smallvec![Varying, Sampler, VAdd]
+        ],
+        Kind::Spill { .. } => smallvec![smallvec![TempWrite]],
+    }
+}
+
+/// Constant scalars an op reads, per source (the lanes it actually uses).
+fn const_groups(op: &MOp) -> SmallVec<[SmallVec<[f16; 4]>; 4]> {
+    let lanes = match &op.kind {
+        Kind::Alu(Alu::Sum3) => 3,
+        Kind::Alu(Alu::Sum4) => 4,
+        Kind::Select(_) => op.width,
+        _ => op.width,
+    } as usize;
+    let mut out = SmallVec::new();
+    for (i, s) in op.srcs.iter().enumerate() {
+        if let Operand::Const(k) = s.op {
+            // The condition operands of a select are scalar.
+            let n = if matches!(op.kind, Kind::Select(_)) && i < 2 {
+                1
+            } else {
+                lanes.max(1)
+            };
+            let mut g: SmallVec<[f16; 4]> = SmallVec::new();
+            for h in &k[..n.min(4)] {
+                if !g.iter().any(|x| x.to_bits() == h.to_bits()) {
+                    g.push(*h);
+                }
+            }
+            out.push(g);
+        }
+    }
+    out
+}
+
+fn uniform_need(op: &MOp) -> Option<UniformUse> {
+    op.srcs.iter().find_map(|s| match s.op {
+        Operand::Uniform { slot, offset, .. } => Some(UniformUse::Uniform { slot, offset }),
+        Operand::Temp { slot, .. } => Some(UniformUse::Temp { slot }),
+        _ => None,
+    })
+}
+
+/// The scalars of one constant field.
+type ConstField = SmallVec<[f16; 4]>;
+
+/// Places constant groups into the fields, returning the new fields or `None`.
+fn place_consts(
+    c0: &SmallVec<[f16; 4]>,
+    c1: &SmallVec<[f16; 4]>,
+    groups: &[SmallVec<[f16; 4]>],
+) -> Option<(ConstField, ConstField)> {
+    let (mut a, mut b) = (c0.clone(), c1.clone());
+    for g in groups {
+        let union = |f: &SmallVec<[f16; 4]>| -> Option<SmallVec<[f16; 4]>> {
+            let mut u = f.clone();
+            for h in g {
+                if !u.iter().any(|x| x.to_bits() == h.to_bits()) {
+                    u.push(*h);
+                }
+            }
+            (u.len() <= 4).then_some(u)
+        };
+        let fits_a = g
+            .iter()
+            .all(|h| a.iter().any(|x| x.to_bits() == h.to_bits()));
+        let fits_b = g
+            .iter()
+            .all(|h| b.iter().any(|x| x.to_bits() == h.to_bits()));
+        if fits_a || fits_b {
+            continue;
+        }
+        if let Some(u) = union(&a) {
+            a = u;
+        } else if let Some(u) = union(&b) {
+            b = u;
+        } else {
+            return None;
+        }
+    }
+    Some((a, b))
+}
+
+impl Instr {
+    /// Tries to add `op`; returns false (leaving the instruction unchanged) if it does not fit.
+    pub fn try_place(&mut self, op: &MOp) -> bool {
+        let need_u = uniform_need(op);
+        if let (Some(a), Some(b)) = (self.uniform, need_u) {
+            if a != b {
+                return false;
+            }
+        }
+        let Some((c0, c1)) = place_consts(&self.const0, &self.const1, &const_groups(op)) else {
+            return false;
+        };
+        for units in unit_options(op) {
+            let bits = units.iter().fold(0u16, |m, u| m | u.bit());
+            if self.used & bits != 0 {
+                continue;
+            }
+            // The combiner and the branch unit are never used together.
+            let comb = UnitKind::Combine.bit();
+            if bits & comb != 0 && self.branch.is_some() {
+                continue;
+            }
+            self.used |= bits;
+            self.const0 = c0;
+            self.const1 = c1;
+            if need_u.is_some() {
+                self.uniform = need_u;
+            }
+            self.ops.push((op.clone(), units));
+            return true;
+        }
+        false
+    }
+
+    /// Recomputes the used-unit mask and constant/uniform needs after ops were removed.
+    pub fn recompute_units(&mut self) {
+        self.used = self
+            .ops
+            .iter()
+            .flat_map(|(_, u)| u.iter())
+            .fold(0, |m, u| m | u.bit());
+        if !self.ops.iter().any(|(op, _)| uniform_need(op).is_some()) {
+            self.uniform = None;
+        }
+    }
+
+    /// Whether a branch can be added.
+    pub fn branch_free(&self) -> bool {
+        self.branch.is_none() && self.used & UnitKind::Combine.bit() == 0
+    }
+}
+
+/// Dependence information of one block.
+struct Deps {
+    /// For each op, the ops that must be in strictly earlier instructions.
+    preds: Vec<Vec<usize>>,
+    /// Critical path length to the end of the block.
+    height: Vec<u32>,
+}
+
+fn writes(op: &MOp) -> Option<(VReg, u8)> {
+    op.dst.map(|v| (v, op.dst_mask()))
+}
+
+fn deps(ops: &[MOp]) -> Deps {
+    let n = ops.len();
+    let mut preds = vec![Vec::new(); n];
+    let mut last_write: rustc_hash::FxHashMap<VReg, Vec<(usize, u8)>> = Default::default();
+    let mut reads_since: rustc_hash::FxHashMap<VReg, Vec<usize>> = Default::default();
+    // Temporary-stack memory: reloads wait for the stores of their slot, stores for earlier
+    // reloads.
+    let mut stores: rustc_hash::FxHashMap<u32, Vec<usize>> = Default::default();
+    let mut loads: rustc_hash::FxHashMap<u32, Vec<usize>> = Default::default();
+    for (i, op) in ops.iter().enumerate() {
+        for s in &op.srcs {
+            if let Operand::Temp { slot, .. } = s.op {
+                if let Some(st) = stores.get(&slot) {
+                    preds[i].extend(st.iter().copied());
+                }
+                loads.entry(slot).or_default().push(i);
+            }
+        }
+        if let Kind::Spill { slot } = op.kind {
+            let slot = slot / 4;
+            if let Some(ld) = loads.get(&slot) {
+                preds[i].extend(ld.iter().copied().filter(|&r| r != i));
+            }
+            stores.entry(slot).or_default().push(i);
+        }
+        for v in op.reads() {
+            if let Some(ws) = last_write.get(&v) {
+                preds[i].extend(ws.iter().map(|w| w.0));
+            }
+        }
+        if let Some((v, mask)) = writes(op) {
+            if let Some(rs) = reads_since.get(&v) {
+                preds[i].extend(rs.iter().copied().filter(|&r| r != i));
+            }
+            let ws = last_write.entry(v).or_default();
+            for &(w, m) in ws.iter() {
+                if m & mask != 0 {
+                    preds[i].push(w);
+                }
+            }
+            ws.retain(|&(_, m)| m & !mask != 0);
+            ws.push((i, mask));
+        }
+        for v in op.reads() {
+            reads_since.entry(v).or_default().push(i);
+        }
+        preds[i].sort_unstable();
+        preds[i].dedup();
+    }
+    let mut height = vec![1u32; n];
+    for i in (0..n).rev() {
+        for &p in &preds[i] {
+            height[p] = height[p].max(height[i] + 1);
+        }
+    }
+    Deps { preds, height }
+}
+
+/// The last op index writing `v` in `ops`.
+fn last_def(ops: &[MOp], v: VReg) -> Option<usize> {
+    ops.iter().rposition(|o| o.dst == Some(v))
+}
+
+/// Schedules one block's ops into instructions (terminator not included). Only the `window`
+/// earliest unscheduled ops (in lowering order) are candidates, which keeps live ranges close
+/// to the source's: a wide window packs more, a narrow one needs fewer registers.
+pub fn schedule_ops(ops: &[MOp], window: usize) -> Result<(Vec<Instr>, Vec<usize>), String> {
+    let d = deps(ops);
+    let n = ops.len();
+    let mut at = vec![usize::MAX; n];
+    let mut instrs: Vec<Instr> = Vec::new();
+    let mut done = 0;
+    let mut order: Vec<usize> = (0..n).collect();
+    // Spill stores first (they end live ranges), then by critical path.
+    order.sort_by_key(|&i| {
+        (
+            !matches!(ops[i].kind, Kind::Spill { .. }),
+            std::cmp::Reverse(d.height[i]),
+            i,
+        )
+    });
+    let mut first = 0;
+    while done < n {
+        while first < n && at[first] != usize::MAX {
+            first += 1;
+        }
+        let limit = first + window.max(1);
+        let k = instrs.len();
+        let mut ins = Instr::default();
+        for &i in &order {
+            if at[i] != usize::MAX || i >= limit {
+                continue;
+            }
+            if d.preds[i].iter().any(|&p| at[p] >= k) {
+                continue;
+            }
+            if ins.try_place(&ops[i]) {
+                at[i] = k;
+                done += 1;
+            }
+        }
+        if ins.ops.is_empty() {
+            let stuck = (0..n).find(|&i| at[i] == usize::MAX).unwrap_or(0);
+            return Err(format!(
+                "cannot place {:?} in an empty instruction",
+                ops[stuck].kind
+            ));
+        }
+        instrs.push(ins);
+    }
+    Ok((instrs, at))
+}
+
+/// Schedules the whole program. Block `i`'s instructions are `result[i]`; the discard
+/// instruction (if any block exits with a kill flag or discards) is returned separately.
+pub fn schedule(p: &Program, window: usize) -> Result<(Vec<SBlock>, bool), String> {
+    let mut out = Vec::with_capacity(p.blocks.len());
+    let mut needs_discard_block = false;
+    let nblocks = p.blocks.len();
+    for (bi, b) in p.blocks.iter().enumerate() {
+        let (mut instrs, at) = schedule_ops(&b.ops, window)?;
+        let next = bi + 1;
+        // The instruction index after which a register read by the terminator is ready.
+        let ready_after = |v: VReg| last_def(&b.ops, v).map(|i| at[i]);
+        let add_branch = |instrs: &mut Vec<Instr>, br: BranchUse, dep: Option<VReg>| {
+            let min = dep.and_then(ready_after).map_or(0, |i| i + 1);
+            // Conditional branches compare with 0.0 from a constant field.
+            let zero: SmallVec<[SmallVec<[f16; 4]>; 4]> = if dep.is_some() {
+                smallvec![smallvec![f16::ZERO]]
+            } else {
+                SmallVec::new()
+            };
+            let len = instrs.len();
+            let placed = instrs.last_mut().filter(|_| len > min).is_some_and(|last| {
+                if !last.branch_free() {
+                    return false;
+                }
+                match place_consts(&last.const0, &last.const1, &zero) {
+                    Some((a, b)) => {
+                        last.const0 = a;
+                        last.const1 = b;
+                        last.branch = Some(br);
+                        true
+                    }
+                    None => false,
+                }
+            });
+            if !placed {
+                let (const0, const1) =
+                    place_consts(&SmallVec::new(), &SmallVec::new(), &zero).unwrap_or_default();
+                instrs.push(Instr {
+                    branch: Some(br),
+                    const0,
+                    const1,
+                    ..Instr::default()
+                });
+            }
+        };
+        match &b.term {
+            Terminator::Jump(t) => {
+                if *t != next {
+                    add_branch(
+                        &mut instrs,
+                        BranchUse::Branch {
+                            cond: None,
+                            target: *t,
+                        },
+                        None,
+                    );
+                }
+            }
+            Terminator::Branch { cond, then, els } => {
+                if *els == next {
+                    add_branch(
+                        &mut instrs,
+                        BranchUse::Branch {
+                            cond: Some((*cond, true)),
+                            target: *then,
+                        },
+                        Some(cond.0),
+                    );
+                } else {
+                    add_branch(
+                        &mut instrs,
+                        BranchUse::Branch {
+                            cond: Some((*cond, false)),
+                            target: *els,
+                        },
+                        Some(cond.0),
+                    );
+                    if *then != next {
+                        instrs.push(Instr {
+                            branch: Some(BranchUse::Branch {
+                                cond: None,
+                                target: *then,
+                            }),
+                            ..Instr::default()
+                        });
+                    }
+                }
+            }
+            Terminator::Exit { kill } => {
+                if let Some(k) = kill {
+                    needs_discard_block = true;
+                    add_branch(&mut instrs, BranchUse::ToDiscard(*k), Some(k.0));
+                    // The stop goes on an instruction after the kill test.
+                    instrs.push(Instr::default());
+                }
+                if instrs.is_empty() {
+                    instrs.push(Instr::default());
+                }
+                let last = instrs.len() - 1;
+                instrs[last].stop = true;
+                instrs[last].exit_reads = p.outputs.iter().map(|o| o.1).collect();
+            }
+            Terminator::Discard => {
+                instrs.push(Instr {
+                    branch: Some(BranchUse::Discard),
+                    stop: true,
+                    ..Instr::default()
+                });
+            }
+        }
+        let _ = nblocks;
+        out.push(SBlock { instrs });
+    }
+    Ok((out, needs_discard_block))
+}
+
+/// Coordinates read by a texture op (for dependence purposes they are in [`MOp::reads`]).
+pub fn texture_reads(op: &MOp) -> Option<VReg> {
+    match &op.kind {
+        Kind::Texture {
+            coords: Coords::Reg(s),
+            ..
+        } => s.op.vreg(),
+        _ => None,
+    }
+}

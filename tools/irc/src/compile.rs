@@ -1,0 +1,224 @@
+//! `irc compile`: a shader through the driver (`irc::compile`) to machine code.
+//!
+//! ```text
+//! irc compile --target lima-fp shader.dxir                 # disassembly to stdout
+//! irc compile --target lima-fp shader.dxir -o shader.bin   # little-endian code words
+//! irc compile --target lima-fp shader.ir --emit stats -O1 --legacy-mul ieee
+//! irc compile --target lima-fp shader.dxir --alpha-test greater-equal,128 --emit ir
+//! ```
+//!
+//! `--emit`: `bin` (code words, the default with `-o`), `asm` (disassembly, the default
+//! without), `reflection` (bindings as text), `stats` (a table), `mbs1` (the MBS1 container),
+//! `ir` (the module the backend receives, after specialization and the target's pipeline).
+//! The fixed-function state options set the D3D9 render state the shader is specialized for
+//! (`legacy-state`). Diagnostics go to stderr, one per line, and the exit code is 1.
+
+use clap::{Args, ValueEnum};
+use irc::{Input, LegacyMul, Options, Output};
+use irc_passes::legacy_state::{CompareOp, LegacyState};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// What `irc compile` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Emit {
+    /// Code as little-endian 32-bit words.
+    Bin,
+    /// Disassembly decoded from the code.
+    Asm,
+    /// Input, uniform, sampler and output bindings.
+    Reflection,
+    /// Instruction, register, spill and unit-use counts.
+    Stats,
+    /// The MBS1 container (Mali offline-compiler format).
+    Mbs1,
+    /// The IR module the code generator receives.
+    Ir,
+}
+
+/// `--legacy-mul`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LegacyMulArg {
+    /// D3D9 rules: 0 · x = 0 even for infinite or NaN x.
+    Exact,
+    /// Plain IEEE multiplies (smaller code; differs only for 0 · inf and 0 · NaN).
+    Ieee,
+}
+
+/// The arguments of `irc compile` (also accepted without the subcommand).
+#[derive(Args, Debug, Clone)]
+pub struct CompileArgs {
+    /// The shader: `.ir` text, anything else the binary `.dxir` format.
+    pub input: PathBuf,
+    /// Target: lima-fp.
+    #[arg(long, short = 't')]
+    pub target: String,
+    /// Write here instead of stdout.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// What to write (default: bin with -o, asm without).
+    #[arg(long, value_enum)]
+    pub emit: Option<Emit>,
+    /// Optimization level (-O0, -O1, -O2).
+    #[arg(short = 'O', default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub opt_level: u8,
+    /// How D3D9 legacy multiplies are compiled.
+    #[arg(long, value_enum, default_value = "exact")]
+    pub legacy_mul: LegacyMulArg,
+    /// D3D9 alpha test: compare op (never, less, equal, less-equal, greater, not-equal,
+    /// greater-equal, always, or 0–7), reference 0–255, optionally extra precision bits.
+    #[arg(long, value_name = "OP,REF[,PRECISION]")]
+    pub alpha_test: Option<String>,
+    /// D3D9 fog mode to specialize for: none (vertex fog), exp, exp2 or linear; fog is off
+    /// without this option.
+    #[arg(long, value_name = "MODE")]
+    pub fog: Option<String>,
+    /// Specialize for point-sprite rendering.
+    #[arg(long)]
+    pub point_sprite: bool,
+    /// Force at least this many values to be spilled (tests the spill path).
+    #[arg(long, default_value_t = 0)]
+    pub force_spills: u32,
+}
+
+/// The D3D9 state the options describe.
+fn legacy_state(args: &CompileArgs) -> Result<LegacyState, String> {
+    let mut s = LegacyState::default();
+    if let Some(a) = &args.alpha_test {
+        let parts: Vec<&str> = a.split(',').map(str::trim).collect();
+        let number = |what: &str, p: &str| {
+            p.parse::<u32>()
+                .map_err(|_| format!("--alpha-test: bad {what} `{p}`"))
+        };
+        s.alpha_test.compare = CompareOp::parse(parts[0]).ok_or_else(|| {
+            let names: Vec<&str> = CompareOp::ALL.iter().map(|c| c.name()).collect();
+            format!(
+                "--alpha-test: unknown compare op `{}` (known: {})",
+                parts[0],
+                names.join(", ")
+            )
+        })?;
+        match parts[1..] {
+            [] => {}
+            [r] => s.alpha_test.reference = number("reference", r)?,
+            [r, p] => {
+                s.alpha_test.reference = number("reference", r)?;
+                s.alpha_test.precision = number("precision", p)?;
+            }
+            _ => return Err("--alpha-test takes OP,REF[,PRECISION]".into()),
+        }
+        if s.alpha_test.reference > 255 {
+            return Err("--alpha-test: the reference is 0–255".into());
+        }
+    }
+    if let Some(mode) = &args.fog {
+        s.fog.enable = true;
+        s.fog.mode = match mode.as_str() {
+            "none" => 0,
+            "exp" => 1,
+            "exp2" => 2,
+            "linear" => 3,
+            m => {
+                return Err(format!(
+                    "--fog: unknown mode `{m}` (none, exp, exp2, linear)"
+                ))
+            }
+        };
+    }
+    s.point.sprite = args.point_sprite;
+    Ok(s)
+}
+
+/// Runs `irc compile`.
+pub fn run(args: &CompileArgs) -> Result<ExitCode, String> {
+    let emit = args.emit.unwrap_or(if args.output.is_some() {
+        Emit::Bin
+    } else {
+        Emit::Asm
+    });
+    let mut options = Options {
+        legacy_state: legacy_state(args)?,
+        ..Default::default()
+    };
+    options.backend.opt_level = args.opt_level;
+    options.backend.legacy_mul = match args.legacy_mul {
+        LegacyMulArg::Exact => LegacyMul::Exact,
+        LegacyMulArg::Ieee => LegacyMul::Ieee,
+    };
+    options.backend.container = emit == Emit::Mbs1;
+    options.backend.force_spills = args.force_spills;
+    let m = crate::load::module(&args.input)?;
+    let name = args.input.display();
+    let bytes = if emit == Emit::Ir {
+        match irc::prepare(Input::Module(m), &args.target, &options) {
+            Ok(m) => irc_ir::text::print(&m).into_bytes(),
+            Err(d) => return Ok(report(&name.to_string(), &d)),
+        }
+    } else {
+        match irc::compile(Input::Module(m), &args.target, &options) {
+            Ok(out) => render(&out, emit, &args.target)?,
+            Err(d) => return Ok(report(&name.to_string(), &d)),
+        }
+    };
+    write_out(args.output.as_deref(), &bytes)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints diagnostics, one per line, prefixed with the file name; the exit code of a failure.
+fn report(file: &str, d: &irc::Diagnostics) -> ExitCode {
+    for diag in &d.0 {
+        eprintln!("{file}: {diag}");
+    }
+    ExitCode::FAILURE
+}
+
+fn render(out: &Output, emit: Emit, target: &str) -> Result<Vec<u8>, String> {
+    Ok(match emit {
+        Emit::Bin => out.bytes(),
+        Emit::Asm => out.disassembly.clone().into_bytes(),
+        Emit::Reflection => out.reflection.to_text().into_bytes(),
+        Emit::Stats => stats_table(out).into_bytes(),
+        Emit::Mbs1 => match &out.container {
+            Some(c) => c.clone(),
+            None if target == "lima-fp" => {
+                irc_lima::pp::mbs::write_mbs1(&out.words, &out.reflection)
+            }
+            None => return Err(format!("target {target} has no container format")),
+        },
+        Emit::Ir => Vec::new(),
+    })
+}
+
+/// The `--emit stats` table.
+pub fn stats_table(out: &Output) -> String {
+    let s = &out.stats;
+    let per = if s.instructions == 0 {
+        0.0
+    } else {
+        f64::from(s.units_filled) / f64::from(s.instructions)
+    };
+    let rows: [(&str, String); 8] = [
+        ("instructions", s.instructions.to_string()),
+        ("words", s.words.to_string()),
+        ("registers", s.registers.to_string()),
+        ("spills", s.spills.to_string()),
+        ("fills", s.fills.to_string()),
+        ("units per instruction", format!("{per:.2}")),
+        ("lower bound", s.lower_bound.to_string()),
+        ("IR ops", s.ir_ops.to_string()),
+    ];
+    rows.iter()
+        .map(|(k, v)| format!("{k:<22} {v:>8}\n"))
+        .collect()
+}
+
+/// Writes `bytes` to `path`, or to stdout.
+pub fn write_out(path: Option<&Path>, bytes: &[u8]) -> Result<(), String> {
+    match path {
+        Some(p) => std::fs::write(p, bytes).map_err(|e| format!("{}: {e}", p.display())),
+        None => std::io::stdout()
+            .write_all(bytes)
+            .map_err(|e| format!("stdout: {e}")),
+    }
+}

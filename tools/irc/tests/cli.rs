@@ -1,0 +1,164 @@
+//! The `irc` binary: `compile` diagnostics, `disasm` / `asm` round trips on the Lima PP
+//! reference test vector (lima.md §17), raw and MBS1.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// Reference test vector 2 of lima.md §17: a four-instruction program.
+const FOUR: [u32; 20] = [
+    0x02300083, 0x30003c20, 0x00000000, // @0
+    0x023805c6, 0x3f043c20, 0x00000000, 0x39001002, 0x13900e4e, 0x000007cf, // @3
+    0x02264807, 0x00c93104, 0x0201c000, 0x040003c0, 0x04400420, 0x04000380, 0x03400bc0, // @9
+    0x00010024, 0x00070000, 0xffffe000, 0x0000003f, // @16
+];
+
+const PASS_THROUGH: &str = "\
+%1 = EntryPoint %4 Pixel
+%2 = f32x4 DclInput %1 0 0 None
+%3 = f32x4 DclOutput %1 0 0
+%4 = Function
+%5 = Label None
+  %6 = f32x4 InputLoad %2 null
+  %7 = OutputStore %3 null %6
+  %8 = Return
+%9 = FunctionEnd
+";
+
+fn irc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_irc"))
+        .args(args)
+        .output()
+        .expect("irc runs")
+}
+
+/// A fresh scratch file path for this test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("irc-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn words_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn unknown_target_is_reported_with_the_known_ones() {
+    let src = scratch("pass.ir");
+    std::fs::write(&src, PASS_THROUGH).unwrap();
+    let src = src.to_str().unwrap();
+    for args in [
+        vec!["compile", "--target", "mali-t880", src],
+        vec!["--target", "mali-t880", src],
+    ] {
+        let o = irc(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let err = stderr(&o);
+        assert!(err.contains("unknown target `mali-t880`"), "{err}");
+        assert!(err.contains("lima-fp"), "{err}");
+    }
+    let o = irc(&["disasm", "--target", "pica-vs", src]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("lima-fp"));
+}
+
+#[test]
+fn compile_emits_the_prepared_module_and_checks_options() {
+    let src = scratch("pass2.ir");
+    std::fs::write(&src, PASS_THROUGH).unwrap();
+    let src = src.to_str().unwrap();
+    let o = irc(&["compile", "-t", "lima-fp", src, "--emit", "ir", "-O1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("OutputStore"), "{}", stdout(&o));
+    // The same without the subcommand.
+    let o = irc(&["--target", "lima-fp", src, "--emit", "ir"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = irc(&[
+        "compile",
+        "-t",
+        "lima-fp",
+        src,
+        "--alpha-test",
+        "sometimes,3",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("unknown compare op"), "{}", stderr(&o));
+    // A verifier error: input diagnostics pinned to the op, exit code 1.
+    let bad = scratch("bad.ir");
+    std::fs::write(&bad, PASS_THROUGH.replace("InputLoad %2", "InputLoad %3")).unwrap();
+    let o = irc(&["compile", "-t", "lima-fp", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("%6 (InputLoad): invalid input"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn disasm_asm_round_trip_on_the_reference_vector() {
+    let bin = scratch("four.bin");
+    std::fs::write(&bin, words_bytes(&FOUR)).unwrap();
+    let o = irc(&["disasm", "--target", "lima-fp", bin.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("branch"), "{text}");
+
+    let s = scratch("four.s");
+    std::fs::write(&s, &text).unwrap();
+    let out = scratch("four.out.bin");
+    let o = irc(&[
+        "asm",
+        "--target",
+        "lima-fp",
+        s.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap(), words_bytes(&FOUR));
+
+    // Without -o: hex words.
+    let o = irc(&["asm", "--target", "lima-fp", s.to_str().unwrap()]);
+    assert!(o.status.success());
+    assert!(stdout(&o).starts_with("02300083 30003c20 00000000 023805c6"));
+
+    // The same code in an MBS1 container disassembles the same.
+    let mbs = scratch("four.mbs");
+    let container = irc_lima::pp::mbs::write_mbs1(&FOUR, &Default::default());
+    std::fs::write(&mbs, container).unwrap();
+    let o = irc(&["disasm", "--target", "lima-fp", mbs.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), text);
+}
+
+#[test]
+fn disasm_and_asm_errors_have_locations() {
+    // The last instruction cut short: its control word says 4 words, 2 are left.
+    let bin = scratch("cut.bin");
+    std::fs::write(&bin, words_bytes(&FOUR[..18])).unwrap();
+    let o = irc(&["disasm", "--target", "lima-fp", bin.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("word 16"), "{}", stderr(&o));
+
+    let odd = scratch("odd.bin");
+    std::fs::write(&odd, [1u8, 2, 3]).unwrap();
+    let o = irc(&["disasm", "--target", "lima-fp", odd.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("32-bit words"), "{}", stderr(&o));
+
+    let s = scratch("bad.s");
+    std::fs::write(&s, "mov.v0 $0 ^const0.xxxx\nfrobnicate $1\n").unwrap();
+    let o = irc(&["asm", "--target", "lima-fp", s.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("bad.s:2:"), "{err}");
+}
