@@ -271,6 +271,11 @@ fn panic_message(e: &(dyn std::any::Any + Send)) -> String {
 /// internal or input diagnostics, panics, simulator errors and mismatches → `Failed`; no seed
 /// with a reference → `Unsupported("interpreter: …")`.
 pub fn check_shader(raw: &Module, seeds: u32) -> ShaderCheck {
+    check_shader_with(raw, seeds, &irc::Options::default())
+}
+
+/// [`check_shader`] with compile options (e.g. forced spills, IEEE legacy multiplies).
+pub fn check_shader_with(raw: &Module, seeds: u32, options: &irc::Options) -> ShaderCheck {
     let mut check = ShaderCheck {
         outcome: Outcome::Ok,
         output: None,
@@ -280,10 +285,9 @@ pub fn check_shader(raw: &Module, seeds: u32) -> ShaderCheck {
         fp16_deviations: 0,
         first_fp16_deviation: None,
     };
-    let options = irc::Options::default();
     let start = Instant::now();
     let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let prepared = irc::prepare(irc::Input::Module(raw.clone()), TARGET, &options)?;
+        let prepared = irc::prepare(irc::Input::Module(raw.clone()), TARGET, options)?;
         let target = irc::target(TARGET).ok_or_else(|| {
             irc::Diagnostics::from(irc::Diagnostic::internal(None, "no lima-fp target"))
         })?;

@@ -260,6 +260,18 @@ fn drop_self_moves(blocks: &mut [SBlock], alloc: &ra::Allocation) {
             });
             ins.recompute_units();
         }
+        // A `stop` left alone moves up to the previous instruction when that one does not
+        // branch (stop and a taken branch together are left untested on hardware).
+        let n = b.instrs.len();
+        if n >= 2 {
+            let (last, prev) = (&b.instrs[n - 1], &b.instrs[n - 2]);
+            if last.ops.is_empty() && last.branch.is_none() && last.stop && prev.branch.is_none() {
+                let exit_reads = std::mem::take(&mut b.instrs[n - 1].exit_reads);
+                b.instrs[n - 2].stop = true;
+                b.instrs[n - 2].exit_reads = exit_reads;
+                b.instrs.pop();
+            }
+        }
         b.instrs
             .retain(|i| !i.ops.is_empty() || i.branch.is_some() || i.stop);
     }

@@ -235,6 +235,50 @@ impl Lower<'_> {
         }
     }
 
+    /// `x · y + c` in one instruction when an addend of the add `d` is a multiply used only
+    /// there (`^fmul`/`^vmul` into the add unit). Exact: the IR's `FMad` is unfused too, so
+    /// the product is rounded before the add either way.
+    fn fuse_mad(&mut self, d: SsaDef, a: &Comps, b: &Comps, width: u8) -> Option<Comps> {
+        for (k, (p, c)) in [(0usize, (a, b)), (1, (b, a))] {
+            let def = self.m.op(d).operand_def(k)?;
+            if self.m.opcode(def) != OpCode::FMul || self.m.uses(def).len() != 1 {
+                continue;
+            }
+            let negated = p.iter().all(|s| s.neg);
+            let plain: Comps = p
+                .iter()
+                .map(|s| if negated { s.negated() } else { *s })
+                .collect();
+            let Some(v) = fresh_vreg(&plain) else {
+                continue;
+            };
+            let Some(&(blk, i)) = self.producer.get(&v) else {
+                continue;
+            };
+            let mop = &self.prog.blocks[blk].ops[i];
+            let ok = blk == self.cur
+                && mop.kind == Kind::Alu(Alu::Mul)
+                && usize::from(mop.width) == plain.len()
+                && mop.modifier == OutMod::None
+                && mop.dst == Some(v);
+            if !ok {
+                continue;
+            }
+            // Component sources of the product's factors (the multiply itself becomes dead).
+            let factors: Vec<Comps> = mop
+                .srcs
+                .iter()
+                .map(|s| (0..mop.width).map(|c| component(*s, c)).collect())
+                .collect();
+            let mut x = factors[0].clone();
+            if negated {
+                x = x.into_iter().map(Src::negated).collect();
+            }
+            return Some(self.mad(&x, &factors[1], c, width));
+        }
+        None
+    }
+
     /// Sets the output modifier of the op that produced `comps` when it is a fresh value used
     /// once; otherwise emits a move with the modifier.
     fn with_modifier(&mut self, d: SsaDef, x: &Comps, m: OutMod) -> Comps {
@@ -347,6 +391,11 @@ impl Lower<'_> {
                 if alu == Alu::Max && is_zero(&b) {
                     let r = self.with_modifier(d, &a, OutMod::Pos);
                     return self.set_value(d, r);
+                }
+                if alu == Alu::Add {
+                    if let Some(r) = self.fuse_mad(d, &a, &b, width) {
+                        return self.set_value(d, r);
+                    }
                 }
                 self.alu(alu, &[&a, &b], width)
             }
@@ -1079,23 +1128,54 @@ impl Lower<'_> {
             _ => None,
         };
         let sampler = self.io.sampler(tb, Some(sb), skind);
-        let v = self.new_vreg(4, false);
+        // Only the texel components the shader reads get register lanes: `lo..=hi` of the
+        // `^texture` vec4 (the mov's swizzle puts them anywhere).
+        let used = self.used_components(d, 4);
+        let (lo, hi) = (used.trailing_zeros() as u8, 7 - used.leading_zeros() as u8);
+        let (lo, hi) = if used == 0 { (0, 0) } else { (lo, hi) };
+        let w = hi - lo + 1;
+        let v = self.new_vreg(w, false);
         let i = self.emit(MOp {
             kind: Kind::Texture {
                 sampler,
                 ty,
                 coords,
                 lod,
-                swz: [0, 1, 2, 3],
+                swz: std::array::from_fn(|j| (lo + j as u8).min(hi)),
             },
             dst: Some(v),
             dst_comp: 0,
-            width: 4,
+            width: w,
             srcs: SmallVec::new(),
             modifier: OutMod::None,
         });
         self.producer.insert(v, (self.cur, i));
-        Ok((0..4).map(|c| Src::new(Operand::reg(v, c))).collect())
+        Ok((0..4u8)
+            .map(|c| {
+                if (lo..=hi).contains(&c) {
+                    Src::new(Operand::reg(v, c - lo))
+                } else {
+                    konst(0.0)
+                }
+            })
+            .collect())
+    }
+
+    /// Components of the vector value `d` its users read (all when a user takes it whole).
+    fn used_components(&self, d: SsaDef, n: u8) -> u8 {
+        let all = ((1u16 << n) - 1) as u8;
+        let mut mask = 0u8;
+        for &u in self.m.uses(d) {
+            let op = self.m.op(u);
+            let idx = (op.opcode == OpCode::CompositeExtract)
+                .then(|| super::io::const_index(self.m, op.operand_def(1)))
+                .flatten();
+            match idx {
+                Some(i) if i < u64::from(n) => mask |= 1 << i,
+                _ => return all,
+            }
+        }
+        mask
     }
 }
 
