@@ -33,6 +33,7 @@ pub mod scratch_to_regs;
 pub mod simplify;
 pub mod types_util;
 pub mod unroll;
+pub mod vectorize;
 
 pub use caps::{PassContext, TargetCaps};
 pub use manager::{ManagerOptions, PassManager, PrintAfter};

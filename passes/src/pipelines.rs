@@ -70,8 +70,9 @@ pub fn cleanup(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
 /// - `-O0`: nothing more;
 /// - `-O1`: the clean-up loop again with loop-invariant code motion;
 /// - `-O2`: also if-conversion and unrolling (per the target's cost model; mandatory where the
-///   target has no branches or loops), integer-to-float mapping on float-only targets, and
-///   dead input/output removal.
+///   target has no branches or loops), integer-to-float mapping on float-only targets,
+///   vectorization on the vec4 targets (lima, pica, agal; then the clean-up loop), and dead
+///   input/output removal.
 pub fn optimize(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
     legalize(pm, m)?;
     let level = pm.context.opt_level;
@@ -105,6 +106,9 @@ pub fn optimize(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
         cleanup(pm, m)?;
     }
     if level >= 2 {
+        if matches!(caps.name, "lima" | "pica" | "agal") && step(pm, m, "vectorize")? {
+            cleanup(pm, m)?;
+        }
         step(pm, m, "dead-io")?;
         step(pm, m, "dce")?;
     }

@@ -143,6 +143,11 @@ pub static PASSES: &[PassInfo] = &[
         run: crate::int_to_float::run,
     },
     PassInfo {
+        name: "vectorize",
+        description: "scalar ops to vec2/3/4 ops (SLP), multiply-add chains to dot products",
+        run: crate::vectorize::run,
+    },
+    PassInfo {
         name: "dead-io",
         description: "remove outputs nobody reads and inputs nobody loads",
         run: crate::dead_io::run,

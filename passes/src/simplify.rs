@@ -26,6 +26,10 @@
 //! - `FSub x x → +0`: only with `NoNan` and `NoInf` (`inf − inf` and `NaN − NaN` are NaN).
 //! - `FAdd a (FNeg b) → FSub a b`, `FAdd (FNeg a) b → FSub b a`, `FSub a (FNeg b) → FAdd a b`:
 //!   exact (IEEE defines `a − b` as `a + (−b)`; addition commutes).
+//! - `FMul x (Select (FEq x 0) +0 k) → FMul x k` (either operand order, also the first two
+//!   operands of `FMad`), `k` a constant with every component finite and > 0: exact. This is
+//!   the zero guard of D3D9's legacy multiply once one factor is a constant; for `x = ±0` both
+//!   products are `±0` (the sign of `x`, since `k > 0`), otherwise the select yields `k`.
 //! - `FMul x 1 → x`, `FDiv x 1 → x`: exact. `FMul x -1 → FNeg x`, `FDiv x -1 → FNeg x`: exact.
 //! - `FMul (FNeg a) (FNeg b) → FMul a b`, same for `FDiv`: exact (signs cancel, rounding is
 //!   sign-symmetric).
@@ -443,6 +447,14 @@ fn float_arith(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
         }
         OpCode::FMul | OpCode::FDiv => {
             let div = op.opcode == OpCode::FDiv;
+            if !div {
+                if let Some(k) = zero_guarded(m, b, a) {
+                    return Some(Action::Rewrite(op2(OpCode::FMul, op.flags, ty, a, k)));
+                }
+                if let Some(k) = zero_guarded(m, a, b) {
+                    return Some(Action::Rewrite(op2(OpCode::FMul, op.flags, ty, k, b)));
+                }
+            }
             if is_f(m, b, 1.0) {
                 return to(m, op, a);
             }
@@ -469,6 +481,14 @@ fn float_arith(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
         }
         OpCode::FMad => {
             let c = op.operand_def(2)?;
+            for (x, other) in [(b, a), (a, b)] {
+                if let Some(k) = zero_guarded(m, x, other) {
+                    let (p, q) = if x == b { (a, k) } else { (k, b) };
+                    let mut o = op2(OpCode::FMad, op.flags, ty, p, q);
+                    o.operands.push(c.into());
+                    return Some(Action::Rewrite(o));
+                }
+            }
             if is_f(m, c, -0.0) {
                 return Some(Action::Rewrite(op2(OpCode::FMul, op.flags, ty, a, b)));
             }
@@ -483,6 +503,35 @@ fn float_arith(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
         OpCode::FMin | OpCode::FMax if a == b => to(m, op, a),
         _ => None,
     }
+}
+
+/// `k` when `x = Select(FEq(other, 0), +0, k)` with `k` a constant whose components are all
+/// finite and positive: the zero guard D3D9's legacy multiply leaves after constant folding
+/// (`mul_legacy(other, k)`). Then `other · x` is bitwise `other · k`: for `other = ±0` both are
+/// `±0` (`k > 0` keeps the sign), for every other value `x = k`.
+fn zero_guarded(m: &Module, x: SsaDef, other: SsaDef) -> Option<SsaDef> {
+    let sel = m.op(x);
+    if sel.opcode != OpCode::Select {
+        return None;
+    }
+    let (cond, zero, k) = (
+        sel.operand_def(0)?,
+        sel.operand_def(1)?,
+        sel.operand_def(2)?,
+    );
+    let c = m.op(cond);
+    if c.opcode != OpCode::FEq {
+        return None;
+    }
+    let (p, q) = (c.operand_def(0)?, c.operand_def(1)?);
+    let guards_other = (p == other && is_fzero(m, q)) || (q == other && is_fzero(m, p));
+    let positive = comps(m, k).is_some_and(|c| {
+        c.iter().all(|&s| {
+            let v = irc_interp::float::to_f64(s, s.ty());
+            s.ty().is_float() && v.is_finite() && v > 0.0
+        })
+    });
+    (guards_other && is_f(m, zero, 0.0) && positive && m.ty(k) == m.ty(x)).then_some(k)
 }
 
 /// The comparison with operands swapped.

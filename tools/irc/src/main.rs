@@ -209,7 +209,7 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
         } => {
             let check = irc_testsuite::corpus::Check::parse(&check).ok_or_else(|| {
                 format!(
-                    "unknown check `{check}` (known: roundtrip, interp, frontend, passes:a,b,…, legalize[:TARGET], opt[:TARGET])"
+                    "unknown check `{check}` (known: roundtrip, interp, frontend, passes:a,b,…, legalize[:TARGET], opt[:TARGET], lima-fp)"
                 )
             })?;
             let jobs = jobs.unwrap_or_else(|| {
