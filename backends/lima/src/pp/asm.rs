@@ -21,7 +21,7 @@
 //! scalar operand; an unused vec4 operand is `$0` with arg0's swizzle (see `unused_vsrc`: this reproduces both
 //! §17 vectors); dest 0 behind `^vmul`/`^fmul`/`_`, `^vmul`/`^fmul`
 //! operands register code 0, sampler bias/offset registers 0 when not enabled, branch operands 0 when
-//! unconditional, unknown fields = [`isa::unknown_defaults`] (sampler 0x39001, fb_read selector). Varying
+//! unconditional, unknown fields = [`super::isa::unknown_defaults`] (sampler 0x39001, fb_read selector). Varying
 //! alignment for `IDX` is 3 (vec3/vec4; 2 prints the same). `gl_FragCoord`/`gl_PointCoord`/`gl_FrontFacing`
 //! get index 0, no offset, and the alignment of their mask's width (1 → 0, 2 → 1, 3/4 → 3). Control and
 //! branch `next_count`, `count`, `fields`, `prefetch` come from [`link_program`]. Constants are rounded to
@@ -255,29 +255,7 @@ fn parse_line(text: &str) -> R<(Instruction, Option<(Target, usize)>)> {
         base = at + colon + 1;
         body = &text[base..];
     }
-    let mut instr = Instruction {
-        control: Control {
-            count: 0,
-            stop: false,
-            sync: false,
-            fields: 0,
-            next_count: 0,
-            prefetch: false,
-            unknown: 0,
-        },
-        varying: None,
-        sampler: None,
-        uniform: None,
-        vec4_mul: None,
-        float_mul: None,
-        vec4_acc: None,
-        float_acc: None,
-        combine: None,
-        temp_write: None,
-        branch: None,
-        const0: None,
-        const1: None,
-    };
+    let mut instr = Instruction::empty();
     let mut target = None;
     let mut last: Option<(usize, &str)> = None;
     let mut piece_at = base;

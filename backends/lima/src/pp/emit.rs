@@ -14,9 +14,9 @@ use irc_backend::Diagnostic;
 
 use super::encode::presence_mask;
 use super::instr::{
-    Branch, Combine, Control, FloatAcc, FloatMul, Instruction, Sampler, ScalarReg, ScalarSrc,
-    TempWrite, UniformLoad, Varying, VaryingImm, VaryingReg, VaryingSource, Vec4Acc, Vec4Mul,
-    Vec4Reg, Vec4Src,
+    Branch, Combine, FloatAcc, FloatMul, Instruction, Sampler, ScalarReg, ScalarSrc, TempWrite,
+    UniformLoad, Varying, VaryingImm, VaryingReg, VaryingSource, Vec4Acc, Vec4Mul, Vec4Reg,
+    Vec4Src,
 };
 use super::isa::{
     self, alignment, instr_words, unknown_defaults, AccOp, BranchCond, MulOp, OutMod, SamplerType,
@@ -537,32 +537,6 @@ fn emit_op(
     Ok(())
 }
 
-fn empty_instruction() -> Instruction {
-    Instruction {
-        control: Control {
-            count: 0,
-            stop: false,
-            sync: false,
-            fields: 0,
-            next_count: 0,
-            prefetch: false,
-            unknown: 0,
-        },
-        varying: None,
-        sampler: None,
-        uniform: None,
-        vec4_mul: None,
-        float_mul: None,
-        vec4_acc: None,
-        float_acc: None,
-        combine: None,
-        temp_write: None,
-        branch: None,
-        const0: None,
-        const1: None,
-    }
-}
-
 fn fields(c: &[f16]) -> Option<[f16; 4]> {
     if c.is_empty() {
         return None;
@@ -600,7 +574,7 @@ pub fn emit(
         }
     }
     if discard_block {
-        let mut d = empty_instruction();
+        let mut d = Instruction::empty();
         d.branch = Some(Branch::Discard);
         d.control.stop = true;
         out.push(d);
@@ -636,7 +610,7 @@ fn emit_instr(
         c0: &s.const0,
         c1: &s.const1,
     };
-    let mut ins = empty_instruction();
+    let mut ins = Instruction::empty();
     for (op, units) in &s.ops {
         emit_op(&cx, &mut ins, op, units)?;
     }

@@ -339,6 +339,33 @@ pub struct Instruction {
 }
 
 impl Instruction {
+    /// An instruction with no units and a zero control word (filled in by `link_program`).
+    pub const fn empty() -> Instruction {
+        Instruction {
+            control: Control {
+                count: 0,
+                stop: false,
+                sync: false,
+                fields: 0,
+                next_count: 0,
+                prefetch: false,
+                unknown: 0,
+            },
+            varying: None,
+            sampler: None,
+            uniform: None,
+            vec4_mul: None,
+            float_mul: None,
+            vec4_acc: None,
+            float_acc: None,
+            combine: None,
+            temp_write: None,
+            branch: None,
+            const0: None,
+            const1: None,
+        }
+    }
+
     /// Length in words (control word included).
     pub const fn words(&self) -> u32 {
         self.control.count as u32

@@ -3,7 +3,7 @@
 //! A [`Program`] is a list of blocks in layout order; each block holds [`MOp`]s (one hardware
 //! unit operation or a fixed group of them that must share an instruction, like a multiply
 //! feeding an add through `^fmul`) on virtual registers, and a [`Terminator`]. The scheduler
-//! ([`super::sched`]) packs the ops of a block into [`Bundle`]s (instructions); the register
+//! ([`super::sched`]) packs the ops of a block into instructions ([`super::sched::Instr`]); the register
 //! allocator ([`super::regalloc`]) gives every virtual register a place in `$0..$5`; the
 //! emitter ([`super::emit`]) turns bundles into [`super::Instruction`]s.
 //!

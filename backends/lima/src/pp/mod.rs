@@ -11,7 +11,10 @@
 //! * [`disasm`] — [`Instruction`]s → text;
 //! * [`encode`] — [`Instruction`]s → words (with program linking);
 //! * [`asm`] — text → [`Instruction`]s (the disassembler's syntax);
-//! * [`sim`] (+ `sim_units`, [`texture`]) — the quad simulator.
+//! * [`sim`] (+ `sim_units`, [`texture`]) — the quad simulator;
+//! * the compiler, [`target::LimaFp`]: [`lower`] → [`mir`] (machine ops on virtual registers) →
+//!   `mir_opt` (dead writes) → [`sched`] (instructions) → [`regalloc`] (registers, spilling) →
+//!   [`emit`] → [`encode`]; [`mbs`] writes the MBS1 container.
 
 pub mod asm;
 pub mod decode;

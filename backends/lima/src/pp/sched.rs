@@ -5,7 +5,7 @@
 //! written by an earlier unit of the same instruction — that is *unverified* on hardware, so
 //! the simulator's strict mode rejects it), and a write waits for earlier reads and writes of
 //! the same components. Values travel inside one instruction only through pipeline registers,
-//! which the op groups of [`mir::Kind`] encode (`^vmul`/`^fmul` into the add units, `^texture`
+//! which the op groups of [`super::mir::Kind`] encode (`^vmul`/`^fmul` into the add units, `^texture`
 //! into the mov after the sampler, `^uniform`, `^const0/1`).
 //!
 //! Instructions are filled top-down: at each step the ready ops, by decreasing critical-path

@@ -1,6 +1,6 @@
 //! The `lima-fp` [`Target`]: IR (after the `opt:lima` pipeline) → PP machine code.
 //!
-//! Stages: [`super::lower`] (IR ops → unit ops on virtual registers), [`super::mir_opt`]
+//! Stages: [`super::lower`] (IR ops → unit ops on virtual registers), `mir_opt`
 //! (dead writes), [`super::sched`] (packing unit ops into instructions),
 //! [`super::regalloc`] (6 vec4 registers; on failure spill and go back to scheduling), the
 //! allocation checker, then [`super::emit`] and the encoder. The disassembly in the

@@ -4,7 +4,7 @@
 //! [`Src`] per flattened component — a virtual-register component, an fp16 constant, a uniform
 //! component. Extracting, constructing, negating and taking the absolute value are therefore
 //! free: they rearrange component sources or flip source modifiers. An op that needs its
-//! operands as one vector source ([`Lower::vector_src`]) gets a swizzle when all components live
+//! operands as one vector source (`Lower::vector_src`) gets a swizzle when all components live
 //! in one place, and a register built by moves otherwise.
 //!
 //! Control flow follows the IR's blocks one to one (after the IR is structured and in SSA
