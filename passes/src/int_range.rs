@@ -19,7 +19,9 @@
 //!   `BranchConditional` on an integer comparison (`SLt`, `UGe`, `IEq`, …) knows the comparison's
 //!   outcome, and so does every block it dominates; an operand is read with the facts of the
 //!   block where it is used (for a phi operand: the incoming block). This bounds loop counters:
-//!   `i = phi(0, i + 1)` with `i + 1` computed under `i < 8` is `[0, 8]`.
+//!   `i = phi(0, i + 1)` with `i + 1` computed under `i < 8` is `[0, 8]`; `i = phi(255, i − 1)`
+//!   with `i − 1` under `i != 0` is `[0, 255]` (`!=` a constant trims an interval end equal to
+//!   it).
 //! - **Iteration**: chaotic iteration in program order until nothing changes; after a few
 //!   rounds a phi whose interval still grows is widened (the growing bound jumps to the type's
 //!   limit, floats to `Top`), then a few narrowing rounds recompute everything from that sound
@@ -241,6 +243,16 @@ impl Analysis<'_> {
                     Rel::Eq => {
                         lo = lo.max(o.0);
                         hi = hi.min(o.1);
+                    }
+                    // `v != k` only trims an end of the interval that is exactly `k`
+                    // (a counter counting down to 0 under `i != 0`).
+                    Rel::Ne if o.0 == o.1 => {
+                        if lo == o.0 {
+                            lo += 1;
+                        }
+                        if hi == o.0 {
+                            hi -= 1;
+                        }
                     }
                     Rel::Ne => {}
                 }

@@ -100,6 +100,49 @@ fn loop_counter_indexing_a_cbuffer() {
     assert_eq!(convs, 1, "{}", irc_ir::text::print(&m));
 }
 
+/// A counter counting down from 5 to 0 under `i != 0` (D3D9 `loop`/`rep` lowered by
+/// dxbc-spirv): the `!=` fact bounds it to [0, 5].
+const DOWN: &str = "
+%1 = EntryPoint %20 Vertex
+%2 = f32 DclInput %1 0 0
+%4 = f32 DclOutput %1 0 0
+%6 = u32 Constant 0
+%7 = u32 Constant 5
+%8 = f32 Constant 0.0
+%10 = u32 Constant 1
+
+%20 = Function
+%21 = Label None
+  %22 = f32 InputLoad %2 null
+  %24 = Branch %25
+%25 = Label %60 %50 StructuredLoop
+  %26 = u32 Phi %21 %7 %50 %51
+  %27 = f32 Phi %21 %8 %50 %40
+  %28 = Branch %30
+%30 = Label %32 StructuredSelection
+  %31 = bool IEq %26 %6
+  %33 = BranchConditional %31 %34 %32
+%34 = Label None
+  %35 = Branch %60
+%32 = Label None
+  %51 = u32 ISub %26 %10
+  %39 = f32 ConvertItoF %51
+  %40 = f32 FAdd %27 %39
+  %47 = Branch %50
+%50 = Label None
+  %52 = Branch %25
+%60 = Label None
+  %61 = OutputStore %4 null %27
+  %62 = Return
+%63 = FunctionEnd
+";
+
+#[test]
+fn counting_down_to_zero_under_not_equal() {
+    let m = exact(DOWN);
+    assert!(no_ints_left(&m), "{}", irc_ir::text::print(&m));
+}
+
 const SMALL: &str = "
 %1 = EntryPoint %20 Vertex
 %2 = f32 DclInput %1 0 0
