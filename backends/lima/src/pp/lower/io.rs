@@ -163,12 +163,21 @@ impl Io {
         for d in decls {
             let (mut elems, dynamic) = used.remove(&d).unwrap_or_default();
             let op = m.op(d);
-            let len = op.ty.array_dims().first().copied().unwrap_or(1);
-            let elem_size = op
-                .ty
-                .members()
-                .first()
-                .map_or(4, |b| u32::from(b.vec_size()));
+            // An array of vec4, or (dxbc-spirv's legalized, structured constant buffers) a
+            // struct whose members are all 32-bit vec4s: member `i` is element `i` (16 bytes
+            // each, the IR's scalar-aligned layout).
+            let members = op.ty.members();
+            let dims = op.ty.array_dims();
+            let vec4 =
+                |b: &irc_ir::BasicType| b.vec_size() == 4 && b.scalar_type().byte_size() == 4;
+            let shape_ok = members.iter().all(vec4)
+                && (members.len() == 1 || dims.is_empty())
+                && dims.len() <= 1;
+            let len = if members.len() > 1 {
+                members.len() as u32
+            } else {
+                dims.first().copied().unwrap_or(1)
+            };
             let source = if op.opcode == OpCode::DclCbv {
                 UniformArraySource::Cbuffer(ResourceBinding {
                     space: op.operand_lit(1).unwrap_or(0) as u32,
@@ -181,10 +190,10 @@ impl Io {
                         .unwrap_or(BuiltIn::LegacyConstFloat),
                 )
             };
-            if elem_size != 4 || op.ty.members().len() != 1 {
+            if !shape_ok {
                 return Err(Diagnostic::unsupported(
                     Some((d, op.opcode)),
-                    "constant data that is not an array of vec4",
+                    "constant data that is neither an array of vec4 nor a struct of vec4s",
                 ));
             }
             let layout = if dynamic {
