@@ -6,6 +6,7 @@
 //! * [`reflection`] — how the compiled program binds to the outside world: input slots, uniform
 //!   slots (and what fills them), samplers, output registers. Test harnesses use it to feed a
 //!   simulator the same data the reference interpreter gets.
+//! * [`sim`] — the [`Simulator`] trait: run encoded words on a target's inputs.
 //! * [`tolerance`] — the per-target precision table used when comparing a simulator run with the
 //!   interpreter (Lima PP computes in fp16, PICA in float24 …).
 //! * [`regalloc`] — a register-allocator core for lane-structured register files (vec4 registers
@@ -14,6 +15,7 @@
 
 pub mod reflection;
 pub mod regalloc;
+pub mod sim;
 pub mod target;
 pub mod tolerance;
 
@@ -21,6 +23,7 @@ pub use reflection::{
     IoSource, OutputBinding, Reflection, SamplerBinding, SamplerKind, UniformBinding,
     UniformSource, VaryingBinding,
 };
+pub use sim::Simulator;
 pub use target::{
     CompileOptions, Diagnostic, DiagnosticKind, Diagnostics, LegacyMul, Output, Stats, Target,
 };

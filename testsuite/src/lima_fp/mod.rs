@@ -42,10 +42,10 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use irc_backend::{Output, Stats, Tolerance};
+use irc_backend::{Output, Simulator, Stats, Tolerance};
 use irc_interp::{run, ShaderInputs, Value};
 use irc_ir::{BuiltIn, Module};
-use irc_lima::pp::{run_words, Precision, QuadOutput, SimOptions};
+use irc_lima::pp::{run_words, PpSimulator, Precision, QuadOutput, SimOptions};
 
 use crate::corpus::{Outcome, Row};
 use crate::gen::{generate, regression_file, Form, Limits};
@@ -110,7 +110,12 @@ pub fn compare_run(
             fuel: SIM_FUEL,
             strict_pipeline: true,
         };
-        let out = run_words(&output.words, &quad, &tex, &opts)
+        let simulator = PpSimulator {
+            textures: &tex,
+            options: opts,
+        };
+        let out = simulator
+            .run(&output.words, &quad)
             .map_err(|e| format!("simulator ({precision:?}): {e}"))?;
         match tex.errors().first() {
             Some(e) => Err(format!("simulator ({precision:?}): {e}")),

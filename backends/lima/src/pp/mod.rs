@@ -38,8 +38,8 @@ pub use decode::{decode_program, DecodeError};
 pub use disasm::{disassemble_instruction, disassemble_program};
 pub use instr::Instruction;
 pub use sim::{
-    run_program, run_words, LaneInputs, LaneOutput, Precision, QuadInputs, QuadOutput, SimError,
-    SimErrorKind, SimOptions,
+    run_program, run_words, LaneInputs, LaneOutput, PpSimulator, Precision, QuadInputs, QuadOutput,
+    SimError, SimErrorKind, SimOptions,
 };
 pub use target::LimaFp;
 pub use texture::{LodMode, SampleRequest, TextureSampler};

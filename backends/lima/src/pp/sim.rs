@@ -154,6 +154,32 @@ pub struct SimError {
     pub kind: SimErrorKind,
 }
 
+/// The PP simulator as an [`irc_backend::Simulator`]: textures and options fixed, one quad
+/// per run.
+#[derive(Clone, Copy)]
+pub struct PpSimulator<'a> {
+    pub textures: &'a dyn TextureSampler,
+    pub options: SimOptions,
+}
+
+impl std::fmt::Debug for PpSimulator<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PpSimulator")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl irc_backend::Simulator for PpSimulator<'_> {
+    type Inputs = QuadInputs;
+    type Outputs = QuadOutput;
+    type Error = SimError;
+
+    fn run(&self, words: &[u32], inputs: &QuadInputs) -> Result<QuadOutput, SimError> {
+        run_words(words, inputs, self.textures, &self.options)
+    }
+}
+
 /// Decodes and runs a program given as words.
 pub fn run_words(
     words: &[u32],
