@@ -122,29 +122,7 @@ fn pp_clear_padding_decodes_the_same() {
 // Size test
 
 fn empty() -> Instruction {
-    Instruction {
-        control: Control {
-            count: 0,
-            stop: false,
-            sync: false,
-            fields: 0,
-            next_count: 0,
-            prefetch: false,
-            unknown: 0,
-        },
-        varying: None,
-        sampler: None,
-        uniform: None,
-        vec4_mul: None,
-        float_mul: None,
-        vec4_acc: None,
-        float_acc: None,
-        combine: None,
-        temp_write: None,
-        branch: None,
-        const0: None,
-        const1: None,
-    }
+    Instruction::empty()
 }
 
 #[test]

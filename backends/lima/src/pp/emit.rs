@@ -546,11 +546,6 @@ fn fields(c: &[f16]) -> Option<[f16; 4]> {
     Some(f)
 }
 
-/// Branch target placeholder: the instruction index to branch to.
-enum Target {
-    Instr(usize),
-}
-
 /// Emits all blocks. Returns the instructions (not yet linked).
 pub fn emit(
     blocks: &[SBlock],
@@ -565,7 +560,8 @@ pub fn emit(
     }
     let discard_at = n;
     let mut out = Vec::with_capacity(n + 1);
-    let mut targets: Vec<Option<Target>> = Vec::with_capacity(n + 1);
+    // Per instruction: the index of the instruction it branches to.
+    let mut targets: Vec<Option<usize>> = Vec::with_capacity(n + 1);
     for b in blocks {
         for ins in &b.instrs {
             let (i, t) = emit_instr(ins, alloc, &starts, discard_at)?;
@@ -589,7 +585,7 @@ pub fn emit(
     }
     offsets.push(off);
     for (k, t) in targets.iter().enumerate() {
-        if let Some(Target::Instr(to)) = t {
+        if let Some(to) = t {
             let rel = i64::from(offsets[*to]) - i64::from(offsets[k]);
             if let Some(Branch::Branch { target, .. }) = &mut out[k].branch {
                 *target = rel as i32;
@@ -604,7 +600,7 @@ fn emit_instr(
     alloc: &Allocation,
     starts: &[usize],
     discard_at: usize,
-) -> Result<(Instruction, Option<Target>), Diagnostic> {
+) -> Result<(Instruction, Option<usize>), Diagnostic> {
     let cx = Ctx {
         alloc,
         c0: &s.const0,
@@ -662,7 +658,7 @@ fn emit_instr(
                 next_count: 0,
                 unknown: unknown_defaults(isa::branch::ALL),
             });
-            target = Some(Target::Instr(starts.get(t).copied().unwrap_or(discard_at)));
+            target = Some(starts.get(t).copied().unwrap_or(discard_at));
         }
         Some(BranchUse::ToDiscard((v, c))) => {
             let l = cx.loc(v)?;
@@ -675,7 +671,7 @@ fn emit_instr(
                 next_count: 0,
                 unknown: unknown_defaults(isa::branch::ALL),
             });
-            target = Some(Target::Instr(discard_at));
+            target = Some(discard_at);
         }
     }
     ins.control.stop = s.stop;

@@ -335,10 +335,6 @@ impl MOp {
             } => s.op.vreg(),
             _ => None,
         };
-        let spill = match &self.kind {
-            Kind::Spill { .. } => None,
-            _ => None::<VReg>,
-        };
         self.srcs
             .iter()
             .flat_map(|s| {
@@ -354,7 +350,6 @@ impl MOp {
             .flatten()
             .chain(lod)
             .chain(coords)
-            .chain(spill)
     }
     /// Component mask written in the destination.
     pub fn dst_mask(&self) -> u8 {

@@ -18,7 +18,7 @@ use irc_backend::regalloc::{self, Access, Allocation, Point, RegFile, VReg, VReg
 use smallvec::SmallVec;
 
 use super::mir::{Alu, Coords, Kind, MOp, Operand, Program, Src, Terminator, UnitKind};
-use super::sched::{BranchUse, Instr, SBlock};
+use super::sched::{BranchUse, SBlock};
 
 /// The PP register file.
 pub const FILE: RegFile = RegFile {
@@ -323,11 +323,3 @@ fn reload_mov(p: &mut Program, out: &mut Vec<MOp>, slot: u32, v: VReg, c: u8) ->
 pub fn spillable(p: &Program, v: VReg) -> bool {
     !p.outputs.iter().any(|o| o.1 == v) && !p.vregs[v.0 as usize].no_spill
 }
-
-/// Instructions of all blocks (for statistics).
-pub fn count(blocks: &[SBlock]) -> usize {
-    blocks.iter().map(|b| b.instrs.len()).sum()
-}
-
-/// Unused: keeps `Instr` in the public surface documented here.
-pub type Instruction = Instr;

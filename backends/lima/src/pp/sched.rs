@@ -21,7 +21,7 @@ use half::f16;
 use irc_backend::regalloc::VReg;
 use smallvec::{smallvec, SmallVec};
 
-use super::mir::{Alu, Coords, Kind, MOp, Operand, Program, Terminator, UniformUse, UnitKind};
+use super::mir::{Alu, Kind, MOp, Operand, Program, Terminator, UniformUse, UnitKind};
 
 /// What the branch unit of an instruction does.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -372,7 +372,6 @@ pub fn schedule_ops(ops: &[MOp], window: usize) -> Result<(Vec<Instr>, Vec<usize
 pub fn schedule(p: &Program, window: usize) -> Result<(Vec<SBlock>, bool), String> {
     let mut out = Vec::with_capacity(p.blocks.len());
     let mut needs_discard_block = false;
-    let nblocks = p.blocks.len();
     for (bi, b) in p.blocks.iter().enumerate() {
         let (mut instrs, at) = schedule_ops(&b.ops, window)?;
         let next = bi + 1;
@@ -477,19 +476,7 @@ pub fn schedule(p: &Program, window: usize) -> Result<(Vec<SBlock>, bool), Strin
                 });
             }
         }
-        let _ = nblocks;
         out.push(SBlock { instrs });
     }
     Ok((out, needs_discard_block))
-}
-
-/// Coordinates read by a texture op (for dependence purposes they are in [`MOp::reads`]).
-pub fn texture_reads(op: &MOp) -> Option<VReg> {
-    match &op.kind {
-        Kind::Texture {
-            coords: Coords::Reg(s),
-            ..
-        } => s.op.vreg(),
-        _ => None,
-    }
 }

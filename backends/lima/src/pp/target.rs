@@ -67,9 +67,6 @@ fn schedule_and_allocate(
             }
         }
         let fail = failure.ok_or_else(|| internal("no allocation attempt"))?;
-        if std::env::var_os("IRC_LIMA_DEBUG").is_some() {
-            eprintln!("round {round}: {}", fail.message);
-        }
         // One value at a time at first (spilling is costly), then more per round so that big
         // shaders converge quickly.
         let per_round = 1usize << (round / 3).min(5);

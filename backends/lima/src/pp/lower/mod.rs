@@ -198,7 +198,6 @@ impl<'a> Lower<'a> {
             self.prog.blocks[i].term = term;
         }
         self.phi_copies(&blocks)?;
-        self.prog.outputs = self.outputs_list();
         Ok(())
     }
 
@@ -232,8 +231,7 @@ impl<'a> Lower<'a> {
             let zero = Src::new(Operand::Const([f16::ZERO; 4]));
             self.emit(MOp::alu(Alu::Mov, v, 0, size, &[zero]));
         }
-        if self.kill.is_some() {
-            let k = self.kill.unwrap_or(VReg(0));
+        if let Some(k) = self.kill {
             let zero = Src::new(Operand::Const([f16::ZERO; 4]));
             self.emit(MOp::alu(Alu::Mov, k, 0, 1, &[zero]));
         }
@@ -289,10 +287,6 @@ impl<'a> Lower<'a> {
             self.kill = Some(self.new_vreg(1, false));
         }
         Ok(())
-    }
-
-    fn outputs_list(&self) -> Vec<(IoSource, VReg, u8)> {
-        self.prog.outputs.clone()
     }
 
     fn block_index(&self, label: SsaDef) -> Option<usize> {
