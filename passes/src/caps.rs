@@ -2,16 +2,19 @@
 //!
 //! dxbc-spirv lowers D3D9 legacy multiplies and dot products for SPIR-V, which has neither.
 //! Our targets differ: the PICA200 multiplies with D3D9 rules natively and has DP3/DP4/DPH,
-//! AGAL and Lima have dot products but IEEE multiplies. A target family declares its
-//! capabilities here and the legalization pipeline lowers only what is missing.
+//! AGAL and Lima have dot products but IEEE multiplies. Each target declares its
+//! capabilities (a [`TargetCaps`] value in its own crate) and the legalization pipeline
+//! lowers only what is missing.
 
 use crate::legacy_state::LegacyState;
 use irc_ir::OpCode;
 
-/// Capabilities of a target family.
+/// Capabilities of a target: what it executes natively, and the cost facts the optimizer's
+/// target-dependent choices read. Each target declares its own value (`Target::caps`); the
+/// passes read only these fields, never a target's name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TargetCaps {
-    /// Family name (`default`, `lima`, `pica`, `agal`).
+    /// The target (or profile) name, for messages only: nothing decides by it.
     pub name: &'static str,
     /// Ops executed natively that the default pipeline would lower: any of `FMulLegacy`,
     /// `FMadLegacy`, `FDot`, `FDotLegacy`, `FDotAdd`, `FDotAddLegacy`, `FPowLegacy`,
@@ -27,6 +30,15 @@ pub struct TargetCaps {
     /// Branches and loops exist.
     pub branches: bool,
     pub loops: bool,
+    /// Registers are vec4 and ops work on several lanes at once: `-O2` vectorizes.
+    pub vectorize: bool,
+    /// Fewest products a multiply-add chain needs to become a native dot product (a VLIW
+    /// machine runs short chains on its scalar units in parallel; a machine with single
+    /// DP3/DP4 instructions gains from 3).
+    pub min_dot_terms: u8,
+    /// Ops both arms of a selection may hold together for if-conversion where the target has
+    /// branches (more where branches are slow); unlimited where it has none.
+    pub if_convert_limit: u16,
 }
 
 impl TargetCaps {
@@ -35,7 +47,8 @@ impl TargetCaps {
         self.native.contains(&op)
     }
 
-    /// dxbc-spirv's own choices (`legalizeIr` with default options): everything lowered.
+    /// dxbc-spirv's own choices (`legalizeIr` with default options): everything lowered; the
+    /// profile of the SPIR-V writer and of `irc opt` without a target.
     pub const DEFAULT: TargetCaps = TargetCaps {
         name: "default",
         native: &[OpCode::FClamp],
@@ -45,12 +58,21 @@ impl TargetCaps {
         integers: true,
         branches: true,
         loops: true,
+        vectorize: false,
+        min_dot_terms: 2,
+        if_convert_limit: 8,
     };
+}
 
-    /// Mali-200/400 (PP and GP): dot products (sum3/sum4, GP dot), IEEE multiplies, fp16/fp32
-    /// only, branches and loops, no integers, no indexable temporaries on PP.
-    pub const LIMA: TargetCaps = TargetCaps {
-        name: "lima",
+/// Capability profiles shaped like the real targets', for the passes' own unit tests (the
+/// real values are each target's `Target::caps`; the registry lists them).
+#[cfg(test)]
+pub(crate) mod test_profiles {
+    use super::*;
+
+    /// Like Mali-400 PP: dot products, IEEE multiplies, fp32 only, branches and loops.
+    pub const LIMA_LIKE: TargetCaps = TargetCaps {
+        name: "lima-like",
         native: &[OpCode::FDot, OpCode::FDotAdd, OpCode::FClamp],
         float16: false,
         int16: false,
@@ -58,12 +80,13 @@ impl TargetCaps {
         integers: false,
         branches: true,
         loops: true,
+        vectorize: true,
+        min_dot_terms: 4,
+        if_convert_limit: 16,
     };
-
-    /// PICA200: D3D9-style multiplies (0 × anything = 0) and DP3/DP4/DPH natively, float24
-    /// arithmetic, loops and branches, no integers, no indexable temporaries.
-    pub const PICA: TargetCaps = TargetCaps {
-        name: "pica",
+    /// Like PICA200: D3D9 multiplies and dot products natively.
+    pub const PICA_LIKE: TargetCaps = TargetCaps {
+        name: "pica-like",
         native: &[
             OpCode::FMulLegacy,
             OpCode::FMadLegacy,
@@ -77,12 +100,13 @@ impl TargetCaps {
         integers: false,
         branches: true,
         loops: true,
+        vectorize: true,
+        min_dot_terms: 3,
+        if_convert_limit: 16,
     };
-
-    /// AGAL: dp3/dp4, IEEE multiplies, no integers, no indexable temporaries; branches only
-    /// from version 2, loops never.
-    pub const AGAL: TargetCaps = TargetCaps {
-        name: "agal",
+    /// Like AGAL version 1: no branches, no loops.
+    pub const AGAL_LIKE: TargetCaps = TargetCaps {
+        name: "agal-like",
         native: &[OpCode::FDot, OpCode::FClamp],
         float16: false,
         int16: false,
@@ -90,15 +114,10 @@ impl TargetCaps {
         integers: false,
         branches: false,
         loops: false,
+        vectorize: true,
+        min_dot_terms: 3,
+        if_convert_limit: 8,
     };
-
-    /// The family of a target or family name (`lima-fp` → lima, `pica-vs` → pica, …).
-    pub fn for_target(name: &str) -> Option<TargetCaps> {
-        let family = name.split('-').next().unwrap_or(name);
-        [Self::DEFAULT, Self::LIMA, Self::PICA, Self::AGAL]
-            .into_iter()
-            .find(|c| c.name == family)
-    }
 }
 
 /// What every pass gets besides the module.

@@ -23,16 +23,17 @@
 //! chain; blocks touched in a round are not looked at again until the CFG is rebuilt for the
 //! next round, until a round converts nothing.
 //!
-//! **Cost model** ([`speculation_limit`]): branching costs differ per target family.
+//! **Cost model** ([`speculation_limit`], from [`TargetCaps::if_convert_limit`]): branching
+//! costs differ per target.
 //! - No branches (`!caps.branches`, AGAL): every convertible selection is converted whatever its
 //!   size. Once a function has no loop left (loops are `unroll`'s business, run it before a
 //!   final `if-convert`), any conditional branch or switch that remains is reported as
 //!   [`PassError::Unsupported`] naming the op that blocks conversion (an op with an effect such
 //!   as `Demote`, an op that may trap, or the terminator of an arm that is not straight-line).
-//! - Lima and PICA: a branch costs a pipeline flush of several cycles while an ALU op issues in
-//!   one, so arms with up to [`BRANCHY_LIMIT`] ops in total (both arms) are converted.
-//! - Default (dxbc-spirv / SPIR-V consumers): up to [`DEFAULT_LIMIT`] ops, the usual
-//!   "both sides cheaper than a branch" heuristic.
+//! - Targets whose branches cost a pipeline flush of several cycles while an ALU op issues in
+//!   one (Lima, PICA) declare a larger limit (16 ops in both arms together).
+//! - Default (dxbc-spirv / SPIR-V consumers): up to 8 ops, the usual "both sides cheaper than
+//!   a branch" heuristic.
 //!
 //! The work per round is linear in the function; rounds are bounded by the nesting depth.
 
@@ -44,22 +45,12 @@ use irc_ir::analysis::{construct, functions, Block, Cfg};
 use irc_ir::{Construct, Module, Op, OpCode, SsaDef, Type};
 use rustc_hash::FxHashSet;
 
-/// Ops speculated per selection on the default target.
-pub const DEFAULT_LIMIT: usize = 8;
-/// Ops speculated per selection on targets whose branches are slow (Lima, PICA).
-pub const BRANCHY_LIMIT: usize = 16;
 /// Longest arm chain looked at.
 const MAX_CHAIN: usize = 64;
 
 /// How many ops both arms of a selection may hold together to be converted; `None`: no limit.
 pub fn speculation_limit(caps: &TargetCaps) -> Option<usize> {
-    if !caps.branches {
-        None
-    } else if matches!(caps.name, "lima" | "pica") {
-        Some(BRANCHY_LIMIT)
-    } else {
-        Some(DEFAULT_LIMIT)
-    }
+    caps.branches.then_some(usize::from(caps.if_convert_limit))
 }
 
 /// Runs the pass; returns whether the module changed.
@@ -147,7 +138,7 @@ fn report_remaining(
             op,
             opcode: m.opcode(op),
             reason: format!(
-                "target family `{}` has no branches and this selection cannot become \
+                "target `{}` has no branches and this selection cannot become \
                  straight-line code: {why}",
                 caps.name
             ),

@@ -1,10 +1,9 @@
 use super::*;
-use crate::caps::TargetCaps;
 use irc_interp::{compare::outputs_equal, run as interp, RunConfig, ShaderInputs};
 
 fn lima() -> PassContext {
     PassContext {
-        caps: TargetCaps::LIMA,
+        caps: crate::caps::test_profiles::LIMA_LIKE,
         ..Default::default()
     }
 }

@@ -37,6 +37,7 @@ pub mod vectorize;
 
 pub use caps::{PassContext, TargetCaps};
 pub use manager::{ManagerOptions, PassManager, PrintAfter};
+pub use pipelines::PipelineKind;
 
 /// Why a pass or pipeline failed.
 #[derive(Debug, Clone, thiserror::Error)]

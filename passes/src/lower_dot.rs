@@ -133,9 +133,9 @@ mod tests {
     fn dots_match_interpreter_on_every_target() {
         for caps in [
             TargetCaps::DEFAULT,
-            TargetCaps::PICA,
-            TargetCaps::LIMA,
-            TargetCaps::AGAL,
+            crate::caps::test_profiles::PICA_LIKE,
+            crate::caps::test_profiles::LIMA_LIKE,
+            crate::caps::test_profiles::AGAL_LIKE,
         ] {
             for opcode in [
                 OpCode::FDot,

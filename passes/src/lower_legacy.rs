@@ -326,9 +326,9 @@ mod tests {
     fn legacy_ops_match_interpreter_on_every_target() {
         for caps in [
             TargetCaps::DEFAULT,
-            TargetCaps::PICA,
-            TargetCaps::LIMA,
-            TargetCaps::AGAL,
+            crate::caps::test_profiles::PICA_LIKE,
+            crate::caps::test_profiles::LIMA_LIKE,
+            crate::caps::test_profiles::AGAL_LIKE,
         ] {
             for (opcode, n) in [
                 (OpCode::FMulLegacy, 2),
@@ -435,7 +435,11 @@ mod tests {
         for (opcode, args, result, zero_inf, finite) in cases {
             let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
             let m = op_module(opcode, &args, result);
-            for caps in [TargetCaps::DEFAULT, TargetCaps::LIMA, TargetCaps::AGAL] {
+            for caps in [
+                TargetCaps::DEFAULT,
+                crate::caps::test_profiles::LIMA_LIKE,
+                crate::caps::test_profiles::AGAL_LIKE,
+            ] {
                 let lower = |ieee: bool| {
                     let cx = PassContext {
                         caps: caps.clone(),

@@ -263,7 +263,6 @@ pub(crate) fn f32_to_f16_bits(x: f32) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::caps::TargetCaps;
     use crate::lower_legacy::test_util::check_same;
     use irc_interp::value::constant_scalar;
     use irc_ir::text;
@@ -360,7 +359,11 @@ mod tests {
     #[test]
     fn thirty_two_bit_lowering_raises_precision() {
         let m = text::parse(MODULE).unwrap();
-        for caps in [TargetCaps::LIMA, TargetCaps::PICA, TargetCaps::AGAL] {
+        for caps in [
+            crate::caps::test_profiles::LIMA_LIKE,
+            crate::caps::test_profiles::PICA_LIKE,
+            crate::caps::test_profiles::AGAL_LIKE,
+        ] {
             let mut l = m.clone();
             assert!(run(
                 &mut l,
@@ -416,7 +419,11 @@ mod tests {
             "lower-min16",
             "scratch-to-regs",
         ];
-        for caps in [TargetCaps::PICA, TargetCaps::LIMA, TargetCaps::AGAL] {
+        for caps in [
+            crate::caps::test_profiles::PICA_LIKE,
+            crate::caps::test_profiles::LIMA_LIKE,
+            crate::caps::test_profiles::AGAL_LIKE,
+        ] {
             let (mut ok, mut unsupported, mut failed) = (0, 0, 0);
             let (mut ref_traps, mut memory_ok, mut memory_total) = (0, 0, 0);
             let (mut differs_min16, mut differs_other) = (Vec::new(), Vec::new());

@@ -7,7 +7,6 @@
 //! before type resolution, type resolution before anything that needs types, inlining before
 //! the per-target lowerings (so that they see every use), cleanup last.
 
-use crate::caps::TargetCaps;
 use crate::manager::PassManager;
 use crate::registry::find;
 use crate::PassError;
@@ -106,7 +105,7 @@ pub fn optimize(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
         cleanup(pm, m)?;
     }
     if level >= 2 {
-        if matches!(caps.name, "lima" | "pica" | "agal") && step(pm, m, "vectorize")? {
+        if caps.vectorize && step(pm, m, "vectorize")? {
             cleanup(pm, m)?;
         }
         step(pm, m, "dead-io")?;
@@ -115,24 +114,43 @@ pub fn optimize(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
     Ok(())
 }
 
-/// Names of the pipelines `irc opt --pipeline` knows (`NAME:TARGET` selects a target).
-pub const PIPELINES: &[&str] = &["frontend", "legalize", "opt"];
+/// The pipelines, as a target asks for one (`Target::pipeline`) or `irc opt --pipeline`
+/// names one (`frontend`, `legalize`, `opt`; `NAME:TARGET` selects a target's capabilities
+/// through the target registry).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PipelineKind {
+    /// Raw IR to structured SSA.
+    Frontend,
+    /// [`legalize`]: IR the target can take.
+    Legalize,
+    /// [`optimize`]: legalize, then the optimizer at the context's `opt_level`.
+    Optimize,
+}
 
-/// Runs a pipeline by name: `frontend`, `legalize` or `opt`, optionally `:TARGET` (a target
-/// or family name: `lima`, `lima-fp`, `pica-vs`, `agal`, …), which also sets the pass
-/// context's capabilities (dxbc-spirv's choices without a target).
-pub fn run(pm: &mut PassManager, m: &mut Module, name: &str) -> Result<(), PassError> {
-    let (base, target) = name
-        .split_once(':')
-        .map_or((name, None), |(b, t)| (b, Some(t)));
-    if let Some(t) = target {
-        pm.context.caps =
-            TargetCaps::for_target(t).ok_or_else(|| PassError::UnknownPipeline(name.into()))?;
+impl PipelineKind {
+    pub const ALL: [PipelineKind; 3] = [
+        PipelineKind::Frontend,
+        PipelineKind::Legalize,
+        PipelineKind::Optimize,
+    ];
+    /// The name `irc opt --pipeline` and `irc corpus --check` use.
+    pub fn name(self) -> &'static str {
+        match self {
+            PipelineKind::Frontend => "frontend",
+            PipelineKind::Legalize => "legalize",
+            PipelineKind::Optimize => "opt",
+        }
     }
-    match base {
-        "frontend" => frontend(pm, m),
-        "legalize" => legalize(pm, m),
-        "opt" => optimize(pm, m),
-        _ => Err(PassError::UnknownPipeline(name.into())),
+    pub fn from_name(name: &str) -> Option<PipelineKind> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// Runs pipeline `kind` with the capabilities already in `pm.context.caps`.
+pub fn run(pm: &mut PassManager, m: &mut Module, kind: PipelineKind) -> Result<(), PassError> {
+    match kind {
+        PipelineKind::Frontend => frontend(pm, m),
+        PipelineKind::Legalize => legalize(pm, m),
+        PipelineKind::Optimize => optimize(pm, m),
     }
 }

@@ -598,13 +598,12 @@ fn constant_load(m: &mut Module, d: SsaDef) -> Result<(), PassError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::caps::TargetCaps;
     use crate::lower_legacy::test_util::check_same;
     use irc_ir::text;
 
     fn lima() -> PassContext {
         PassContext {
-            caps: TargetCaps::LIMA,
+            caps: crate::caps::test_profiles::LIMA_LIKE,
             ..Default::default()
         }
     }

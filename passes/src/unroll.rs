@@ -134,7 +134,7 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
                     op,
                     opcode: OpCode::Label,
                     reason: format!(
-                        "target family `{}` has no loops and this loop cannot be fully \
+                        "target `{}` has no loops and this loop cannot be fully \
                          unrolled: {why}",
                         cx.caps.name
                     ),

@@ -59,7 +59,7 @@ impl Check {
             "frontend" => Some(Check::Passes(Vec::new())),
             _ if s.starts_with("legalize:") || s.starts_with("opt:") => {
                 let (_, t) = s.split_once(':')?;
-                irc_passes::TargetCaps::for_target(t).map(|_| Check::Pipeline(s.to_string()))
+                crate::pipeline::caps(t).map(|_| Check::Pipeline(s.to_string()))
             }
             _ => {
                 let list = s.strip_prefix("passes:")?;
@@ -400,7 +400,7 @@ fn run_pipeline(path: &Path, pipeline: &str, metrics: &Mutex<Vec<Metrics>>) -> O
         ..Default::default()
     });
     let start = std::time::Instant::now();
-    let result = irc_passes::pipelines::run(&mut pm, &mut m, pipeline);
+    let result = crate::pipeline::run(&mut pm, &mut m, pipeline);
     let micros = start.elapsed().as_secs_f64() * 1e6;
     match result {
         Ok(()) => {}
@@ -416,7 +416,7 @@ fn run_pipeline(path: &Path, pipeline: &str, metrics: &Mutex<Vec<Metrics>>) -> O
             verify: true,
             ..Default::default()
         });
-        let why = match irc_passes::pipelines::run(&mut pm, &mut again, pipeline) {
+        let why = match crate::pipeline::run(&mut pm, &mut again, pipeline) {
             Err(e) => e.to_string(),
             Ok(()) => "verifier errors after the pipeline".into(),
         };
@@ -467,7 +467,7 @@ fn run_pipeline(path: &Path, pipeline: &str, metrics: &Mutex<Vec<Metrics>>) -> O
 /// The raw module with only its min-precision types widened as `target` would (frontend, then
 /// `lower-min16`), if the target lacks 16-bit types and the module uses min-precision types.
 fn widened_min16_reference(raw: &irc_ir::Module, target: &str) -> Option<irc_ir::Module> {
-    let caps = irc_passes::TargetCaps::for_target(target)?;
+    let caps = crate::pipeline::caps(target)?;
     let uses_min16 = raw.iter().any(|d| {
         raw.ty(d)
             .members()

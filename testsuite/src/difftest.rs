@@ -4,7 +4,7 @@
 
 use crate::gen::{generate, regression_file, Form, Limits};
 use irc_interp::{run, ShaderInputs};
-use irc_passes::{pipelines, ManagerOptions, PassManager};
+use irc_passes::{ManagerOptions, PassManager};
 
 /// Input sets per program.
 pub const INPUT_SETS: u64 = 4;
@@ -21,7 +21,7 @@ pub fn check_seed(seed: u64, pipeline: &str) -> Result<Option<usize>, String> {
     let fail =
         |why: String, m: &irc_ir::Module| regression_file(seed, Form::Raw, &["run"], &why, m);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        pipelines::run(&mut pm, &mut m, pipeline)
+        crate::pipeline::run(&mut pm, &mut m, pipeline)
     }));
     match outcome {
         Ok(Ok(())) => {}

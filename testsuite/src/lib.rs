@@ -11,4 +11,5 @@ pub mod filetest;
 pub mod gen;
 pub mod interp_check;
 pub mod lima_fp;
+pub mod pipeline;
 pub mod runline;

@@ -94,7 +94,7 @@ fn raw_structured_and_frontend_forms_agree_in_the_interpreter() {
             verify: true,
             ..Default::default()
         });
-        irc_passes::pipelines::run(&mut pm, &mut legalized, "legalize")
+        irc_testsuite::pipeline::run(&mut pm, &mut legalized, "legalize")
             .unwrap_or_else(|e| panic!("seed {seed}: legalize: {e}"));
         for input_seed in 0..4 {
             let inputs = ShaderInputs::random(&structured, input_seed);

@@ -16,7 +16,7 @@ fn compile_and_check(text: &str) -> String {
         o.disassembly,
         o.reflection.to_text(),
         s.instructions,
-        s.words,
+        s.code_bytes / 4,
         s.registers,
         s.spills,
         s.units_filled,

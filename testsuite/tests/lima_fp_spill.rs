@@ -9,7 +9,7 @@ use irc_testsuite::lima_fp::check_shader_with;
 #[test]
 fn forced_spills_keep_programs_correct() {
     let mut options = irc::Options::default();
-    options.backend.force_spills = 4;
+    options.backend.set("force-spills", "4");
     let (mut compared, mut with_spills) = (0, 0);
     for seed in 0..120 {
         let raw = generate(seed, Form::Raw, Limits::default());

@@ -64,9 +64,9 @@ fn control_flow_left(m: &Module) -> usize {
 fn if_convert_and_unroll_keep_random_programs_behaviour() {
     let families = [
         TargetCaps::DEFAULT,
-        TargetCaps::LIMA,
-        TargetCaps::PICA,
-        TargetCaps::AGAL,
+        irc_testsuite::pipeline::caps("lima").unwrap(),
+        irc_testsuite::pipeline::caps("pica").unwrap(),
+        irc_testsuite::pipeline::caps("agal").unwrap(),
     ];
     let mut failures = Vec::new();
     let mut changed_by = [0usize; 2];
@@ -219,15 +219,24 @@ fn run_with(m: &mut Module, name: &str, caps: TargetCaps) -> Result<bool, PassEr
 fn agal_reports_what_it_cannot_flatten() {
     // if-convert: the Demote arm stays and is named; the 9-op arm is converted (no limit).
     let mut m = filetest_module("if-convert/keeps.ir");
-    let e = run_with(&mut m, "if-convert", TargetCaps::AGAL).expect_err("Demote is unsupported");
+    let e = run_with(
+        &mut m,
+        "if-convert",
+        irc_testsuite::pipeline::caps("agal").unwrap(),
+    )
+    .expect_err("Demote is unsupported");
     let msg = e.to_string();
     assert!(msg.contains("Demote"), "{msg}");
     // unroll: the loop with an input limit is named with the reason; the 100-trip loop would
     // fit the loop-less budget.
     let mut m = filetest_module("unroll/keeps.ir");
-    let msg = run_with(&mut m, "unroll", TargetCaps::AGAL)
-        .expect_err("unknown trip count")
-        .to_string();
+    let msg = run_with(
+        &mut m,
+        "unroll",
+        irc_testsuite::pipeline::caps("agal").unwrap(),
+    )
+    .expect_err("unknown trip count")
+    .to_string();
     assert!(
         msg.contains("%24") && msg.contains("unknown trip count"),
         "{msg}"
@@ -235,7 +244,12 @@ fn agal_reports_what_it_cannot_flatten() {
     // What AGAL can flatten, it flattens completely.
     for path in ["if-convert/diamond.ir", "if-convert/nested.ir"] {
         let mut m = filetest_module(path);
-        run_with(&mut m, "if-convert", TargetCaps::AGAL).expect("converts");
+        run_with(
+            &mut m,
+            "if-convert",
+            irc_testsuite::pipeline::caps("agal").unwrap(),
+        )
+        .expect("converts");
         verifier::verify(&m).expect("valid");
         assert_eq!(control_flow_left(&m), 0, "{path}");
     }
@@ -245,7 +259,12 @@ fn agal_reports_what_it_cannot_flatten() {
         "unroll/float_counter.ir",
     ] {
         let mut m = filetest_module(path);
-        run_with(&mut m, "unroll", TargetCaps::AGAL).expect("unrolls");
+        run_with(
+            &mut m,
+            "unroll",
+            irc_testsuite::pipeline::caps("agal").unwrap(),
+        )
+        .expect("unrolls");
         verifier::verify(&m).expect("valid");
         assert_eq!(control_flow_left(&m), 0, "{path}");
     }

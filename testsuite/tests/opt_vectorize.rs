@@ -24,16 +24,19 @@ const INPUT_SETS: u64 = 6;
 
 /// A vec4 family with every dot product native and no minimum size (the real families skip
 /// the short ones).
-const ALL_DOTS: TargetCaps = TargetCaps {
-    name: "vec4-all-dots",
-    native: &[
-        OpCode::FDot,
-        OpCode::FDotAdd,
-        OpCode::FDotLegacy,
-        OpCode::FDotAddLegacy,
-    ],
-    ..TargetCaps::LIMA
-};
+fn all_dots() -> TargetCaps {
+    TargetCaps {
+        name: "vec4-all-dots",
+        min_dot_terms: 2,
+        native: &[
+            OpCode::FDot,
+            OpCode::FDotAdd,
+            OpCode::FDotLegacy,
+            OpCode::FDotAddLegacy,
+        ],
+        ..irc_testsuite::pipeline::caps("lima").unwrap()
+    }
+}
 
 /// Builds the text of one program.
 struct Gen {
@@ -422,10 +425,10 @@ fn vectorize_keeps_random_lane_programs_behaviour() {
     for seed in 0..programs {
         let src = Gen::new(seed).program();
         for caps in [
-            TargetCaps::LIMA,
-            TargetCaps::PICA,
-            TargetCaps::AGAL,
-            ALL_DOTS,
+            irc_testsuite::pipeline::caps("lima").unwrap(),
+            irc_testsuite::pipeline::caps("pica").unwrap(),
+            irc_testsuite::pipeline::caps("agal").unwrap(),
+            all_dots(),
         ] {
             if let Err(why) = check(seed, &src, &caps, &mut total) {
                 let commented: String = why.lines().map(|l| format!("; {l}\n")).collect();

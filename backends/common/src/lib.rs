@@ -1,30 +1,40 @@
 //! `irc-backend`: what every irc backend shares (DESIGN §2, `backends/common`).
 //!
-//! * [`target`] — the [`Target`] trait a backend implements, the [`CompileOptions`] it receives
-//!   and the [`Output`] it produces (code words, optional container, disassembly, [`Reflection`],
-//!   [`Stats`]), and [`Diagnostics`]: the "unsupported op / over a limit" errors users see.
+//! * [`target`] — the [`Target`] trait, the only door into a backend: name, stages, caps, typed
+//!   pipeline, declared options, compile, disassemble, assemble, simulator, tolerance.
+//! * [`options`] — [`CompileOptions`] and the [`OptionSpec`]s targets declare (`-C key=value`).
+//! * [`output`] — the [`Output`] of a compilation: code as named byte [`Section`]s, optional
+//!   [`Container`], disassembly, [`Reflection`], [`Stats`].
+//! * [`diagnostic`] — [`Diagnostics`]: the "unsupported op / over a limit" errors users see.
 //! * [`reflection`] — how the compiled program binds to the outside world: input slots, uniform
-//!   slots (and what fills them), samplers, output registers. Test harnesses use it to feed a
-//!   simulator the same data the reference interpreter gets.
-//! * [`sim`] — the [`Simulator`] trait: run encoded words on a target's inputs.
-//! * [`tolerance`] — the per-target precision table used when comparing a simulator run with the
-//!   interpreter (Lima PP computes in fp16, PICA in float24 …).
+//!   slots (and what fills them), samplers, output registers, plus a target-specific part.
+//! * [`sim`] — the [`Simulator`] trait: run an [`Output`] on inputs named the way the IR names
+//!   them, for the one differential harness every target shares.
+//! * [`tolerance`] — per-target precision and the interpreter [`Oracle`] a target needs.
 //! * [`regalloc`] — a register-allocator core for lane-structured register files (vec4 registers
 //!   of 4 scalar lanes), with liveness, interference, spill-candidate choice and a symbolic
 //!   [`regalloc::check`]er that re-verifies every allocation.
 
+pub mod diagnostic;
+pub mod options;
+pub mod output;
 pub mod reflection;
 pub mod regalloc;
 pub mod sim;
 pub mod target;
 pub mod tolerance;
 
+pub use diagnostic::{Diagnostic, DiagnosticKind, Diagnostics};
+pub use irc_passes::{PipelineKind, TargetCaps};
+pub use options::{CompileOptions, LegacyMul, OptionSpec};
+pub use output::{Container, Output, Section, Stats, CODE};
 pub use reflection::{
-    IoSource, OutputBinding, Reflection, SamplerBinding, SamplerKind, UniformBinding,
-    UniformSource, VaryingBinding,
+    IoSource, OutputBinding, Reflection, ResourceBinding, SamplerBinding, SamplerKind, TargetPart,
+    TargetReflection, UniformBinding, UniformSource, VaryingBinding,
 };
-pub use sim::Simulator;
-pub use target::{
-    CompileOptions, Diagnostic, DiagnosticKind, Diagnostics, LegacyMul, Output, Stats, Target,
+pub use sim::{
+    InvocationOutputs, IoName, IoValues, LodMode, NoTextures, Precision, SimConfig, SimError,
+    SimInputs, SimOutputs, Simulator, TextureFetch, TextureSource,
 };
-pub use tolerance::Tolerance;
+pub use target::{Pipeline, Target};
+pub use tolerance::{Oracle, Tolerance};

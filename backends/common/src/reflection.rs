@@ -7,6 +7,9 @@
 //! `(space, register)` resource bindings), never by SSA id, so they stay meaningful across
 //! optimization.
 
+use std::any::Any;
+use std::fmt;
+
 use irc_ir::BuiltIn;
 
 /// An IR input or output: `DclInput`/`DclOutput` location and first component, or a built-in.
@@ -96,16 +99,53 @@ pub struct Reflection {
     pub uniform_slots: u32,
     pub samplers: Vec<SamplerBinding>,
     pub outputs: Vec<OutputBinding>,
-    /// Built-ins read through special hardware paths (Lima: `Position` = gl_FragCoord,
-    /// `IsFrontFace` = gl_FrontFacing, `PointCoord` = gl_PointCoord).
-    pub special_inputs: Vec<BuiltIn>,
-    /// Spill stack size in vec4 units.
-    pub temp_stack: u32,
     /// The program may discard.
     pub discards: bool,
+    /// What only this target has (Lima: special inputs, temporary stack), in its own type.
+    pub target: Option<TargetPart>,
+}
+
+/// The target-specific part of a [`Reflection`]. Its owner reads it back with
+/// [`TargetPart::downcast`]; everyone else sees its text lines.
+pub trait TargetReflection: fmt::Debug + Send + Sync + 'static {
+    /// `key value` lines appended to [`Reflection::to_text`].
+    fn to_text(&self) -> String;
+    fn as_any(&self) -> &dyn Any;
+    fn clone_box(&self) -> Box<dyn TargetReflection>;
+}
+
+/// A boxed [`TargetReflection`] (cloneable, compared by its text).
+#[derive(Debug)]
+pub struct TargetPart(pub Box<dyn TargetReflection>);
+
+impl TargetPart {
+    pub fn new(part: impl TargetReflection) -> TargetPart {
+        TargetPart(Box::new(part))
+    }
+    /// The part as the target's own type, if it is one.
+    pub fn downcast<T: TargetReflection>(&self) -> Option<&T> {
+        self.0.as_any().downcast_ref()
+    }
+}
+
+impl Clone for TargetPart {
+    fn clone(&self) -> Self {
+        TargetPart(self.0.clone_box())
+    }
+}
+
+impl PartialEq for TargetPart {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_text() == other.0.to_text()
+    }
 }
 
 impl Reflection {
+    /// The target-specific part as `T`, if there is one of that type.
+    pub fn target_part<T: TargetReflection>(&self) -> Option<&T> {
+        self.target.as_ref().and_then(TargetPart::downcast)
+    }
+
     /// Renders the reflection as stable, readable text (for `--emit reflection` and snapshots).
     pub fn to_text(&self) -> String {
         use std::fmt::Write;
@@ -126,9 +166,6 @@ impl Reflection {
                 v.lane,
                 v.lane + v.components
             );
-        }
-        for b in &self.special_inputs {
-            let _ = writeln!(out, "special {b:?}");
         }
         for u in &self.uniforms {
             let src = match &u.source {
@@ -168,14 +205,16 @@ impl Reflection {
         for o in &self.outputs {
             let _ = writeln!(
                 out,
-                "output {} <- ${} ({} components)",
+                "output {} <- r{} ({} components)",
                 io(&o.target),
                 o.register,
                 o.components
             );
         }
-        let _ = writeln!(out, "temp stack {} vec4", self.temp_stack);
         let _ = writeln!(out, "discards {}", self.discards);
+        if let Some(part) = &self.target {
+            out.push_str(&part.0.to_text());
+        }
         out
     }
 }

@@ -1,16 +1,152 @@
-//! The interface every target's simulator offers: run encoded code words on the target's
-//! inputs. Simulators decode the words themselves, independently of the encoder (they share
-//! only the bit-field table), so that running compiled code checks the encoder too.
+//! The interface every target's simulator offers, so that one differential harness compares
+//! the reference interpreter with any target.
+//!
+//! A [`Simulator`] runs a compiled [`Output`] (it decodes the sections itself, independently of
+//! the encoder, so running compiled code checks the encoder too) on [`SimInputs`] named the
+//! way the IR names them — input locations and built-ins, D3D9 constant registers, constant
+//! buffer bindings, textures by binding — and returns [`SimOutputs`] named the same way. The
+//! mapping between those names and hardware slots (varying slots, uniform registers, sampler
+//! indices, output registers) is the target's business and goes through the program's
+//! [`crate::Reflection`]; the harness never sees hardware registers.
+
+use std::collections::BTreeMap;
+
+use irc_ir::BuiltIn;
+
+use crate::output::Output;
+use crate::reflection::{ResourceBinding, SamplerKind};
+
+/// An input or output of the IR: a `DclInput`/`DclOutput` location or a built-in. Values are
+/// keyed by `(IoName, component)`, the component counted from the location's `x` (or the
+/// built-in's first scalar).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IoName {
+    Location(u32),
+    BuiltIn(BuiltIn),
+}
+
+/// Scalar values (raw 32-bit patterns) by input or output component.
+pub type IoValues = BTreeMap<(IoName, u32), u32>;
+
+/// How the level of detail of a texture fetch is chosen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LodMode {
+    /// Implicit LOD from the quad's coordinate derivatives.
+    Auto,
+    /// Implicit LOD plus this bias.
+    Bias(f32),
+    /// This LOD.
+    Explicit(f32),
+}
+
+/// One texture fetch of one invocation, named by the IR's bindings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextureFetch {
+    /// The image (SRV) binding.
+    pub texture: ResourceBinding,
+    /// The sampler-state binding (`None` when the IR samples without one).
+    pub sampler: Option<ResourceBinding>,
+    pub kind: SamplerKind,
+    /// This invocation's coordinates (cube maps use `.xyz`).
+    pub coords: [f32; 4],
+    /// Coordinates of all four lanes of the quad (lane = y·2 + x), for derivative-based LOD.
+    pub quad_coords: [[f32; 4]; 4],
+    pub lod: LodMode,
+    /// Lane index in the quad (0 for vertex programs).
+    pub lane: usize,
+}
+
+/// Something that answers texture fetches (the harness backs it with the interpreter's
+/// images and samplers).
+pub trait TextureSource {
+    /// The filtered texel (RGBA) of one fetch, or why it cannot be answered.
+    fn fetch(&self, fetch: &TextureFetch) -> Result<[f32; 4], String>;
+}
+
+/// A texture source for programs without textures: every fetch is an error.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoTextures;
+
+impl TextureSource for NoTextures {
+    fn fetch(&self, fetch: &TextureFetch) -> Result<[f32; 4], String> {
+        Err(format!("no texture bound at {:?}", fetch.texture))
+    }
+}
+
+/// Everything one simulator run consumes.
+pub struct SimInputs<'a> {
+    /// Per invocation (1 for a vertex, 4 for a pixel quad in lane order y·2 + x): the IR's
+    /// inputs and input built-ins.
+    pub invocations: Vec<IoValues>,
+    /// D3D9 constant registers by (`LegacyConstFloat`/`Int`/`Bool`, index): 4 raw lanes.
+    pub legacy_constants: BTreeMap<(BuiltIn, u32), [u32; 4]>,
+    /// Constant buffers by binding, as 32-bit words.
+    pub constant_buffers: BTreeMap<ResourceBinding, Vec<u32>>,
+    pub textures: &'a dyn TextureSource,
+}
+
+impl std::fmt::Debug for SimInputs<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SimInputs")
+            .field("invocations", &self.invocations)
+            .field("legacy_constants", &self.legacy_constants)
+            .field("constant_buffers", &self.constant_buffers)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What one invocation produced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InvocationOutputs {
+    /// Every output component the program wrote, by the IR's output names (raw bits).
+    pub values: IoValues,
+    /// The invocation was discarded (pixel programs).
+    pub discarded: bool,
+}
+
+/// What one simulator run produced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SimOutputs {
+    pub invocations: Vec<InvocationOutputs>,
+    /// Quad operations (derivatives, implicit-LOD fetches) executed while some lanes of the
+    /// quad were inactive: undefined in D3D, so a mismatch that depends on one has no verdict.
+    pub divergent_quad_ops: u32,
+    /// Instructions executed.
+    pub steps: u64,
+}
+
+/// Which arithmetic a run uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Precision {
+    /// f32 arithmetic and strict pipeline rules: proves the compiler right (compared within
+    /// [`crate::Tolerance::F32`]).
+    Exact,
+    /// The hardware's own precision (fp16, float24 …): measures its error (compared within the
+    /// target's [`crate::Target::tolerance`]).
+    Native,
+}
+
+/// How to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SimConfig {
+    pub precision: Precision,
+    /// Most instructions executed (per invocation group) before the run fails.
+    pub fuel: u64,
+}
+
+/// A failed run: undecodable sections, an invalid operand, out of fuel, an input the program
+/// needs but was not given, a texture fetch that cannot be answered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SimError(pub String);
 
 /// A simulator for one target.
-pub trait Simulator {
-    /// What one run consumes (Lima PP: a 2×2 quad's varyings, uniforms and special inputs).
-    type Inputs;
-    /// What one run produces (Lima PP: every lane's registers and discard flag).
-    type Outputs;
-    /// A failed run (undecodable words, an invalid operand, running out of fuel …).
-    type Error: std::error::Error;
-
-    /// Runs the program `words` on `inputs`.
-    fn run(&self, words: &[u32], inputs: &Self::Inputs) -> Result<Self::Outputs, Self::Error>;
+pub trait Simulator: Sync {
+    /// Runs the program in `output` on `inputs`.
+    fn run(
+        &self,
+        output: &Output,
+        inputs: &SimInputs<'_>,
+        config: &SimConfig,
+    ) -> Result<SimOutputs, SimError>;
 }

@@ -1,4 +1,5 @@
-//! Per-target precision: how far a simulator result may be from the interpreter's.
+//! Per-target precision: how far a simulator result may be from the interpreter's, and the
+//! [`Oracle`]: how the interpreter computes to be a target's reference.
 //!
 //! The interpreter computes in f32. Lima's PP rounds every result, register, uniform and
 //! constant to IEEE binary16 (reference lima.md §11), PICA computes in float24, AGAL in f32.
@@ -33,15 +34,6 @@ impl Tolerance {
         rel: 5e-4,
     };
 
-    /// The table: tolerance of a target name in its native precision.
-    pub fn for_target(target: &str) -> Tolerance {
-        match target {
-            "lima-fp" => Tolerance::FP16,
-            t if t.starts_with("pica") => Tolerance::FLOAT24,
-            _ => Tolerance::F32,
-        }
-    }
-
     /// True if `sim` is within the tolerance of `reference`.
     pub fn matches(&self, sim: f32, reference: f32) -> bool {
         if sim.is_nan() || reference.is_nan() {
@@ -52,6 +44,22 @@ impl Tolerance {
         }
         (sim - reference).abs() <= self.abs + self.rel * reference.abs()
     }
+}
+
+/// Where a target computes differently from the IR's exact semantics by design, the
+/// interpreter computes the same way when it is that target's oracle (each is documented on
+/// the interpreter's `RunConfig`). Everything not listed is compared against exact semantics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Oracle {
+    /// Division as `a · rcp(b)`.
+    pub div_as_rcp_mul: bool,
+    /// Default (unspecified coarse/fine) derivatives are fine.
+    pub fine_default_derivatives: bool,
+    /// `pow`, `sin`, `cos` as the hardware's step sequence.
+    pub stepwise_transcendentals: bool,
+    /// Constant-buffer dwords uploaded as floats that are f32 denormals arrive as zero (a
+    /// target without f32 registers).
+    pub flush_denormal_uniforms: bool,
 }
 
 #[cfg(test)]

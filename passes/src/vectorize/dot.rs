@@ -63,16 +63,10 @@ const FAMILIES: [Family; 2] = [
 /// Most terms of one dot product (vec4).
 const MAX_TERMS: usize = 4;
 
-/// Fewest terms a dot product must have to pay on the target family (module docs).
+/// Fewest terms a dot product must have to pay on the target (module docs;
+/// [`TargetCaps::min_dot_terms`]).
 pub(crate) fn min_terms(caps: &TargetCaps) -> usize {
-    match caps.name {
-        // A VLIW machine: its scalar multiply and add units take a short chain in parallel,
-        // while sum3/sum4 first needs the whole product vector (measured on lima-fp).
-        "lima" => 4,
-        // DP3/DP4 (PICA) and dp3/dp4 (AGAL) are single instructions; neither has a dp2.
-        "pica" | "agal" => 3,
-        _ => 2,
-    }
+    usize::from(caps.min_dot_terms)
 }
 
 /// One step of a chain: the product `x·y`, the accumulator it adds to, and the ops it is

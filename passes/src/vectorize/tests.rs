@@ -160,7 +160,8 @@ const ALL_DOTS: TargetCaps = TargetCaps {
         OpCode::FDotLegacy,
         OpCode::FDotAddLegacy,
     ],
-    ..TargetCaps::LIMA
+    min_dot_terms: 2,
+    ..crate::caps::test_profiles::LIMA_LIKE
 };
 
 fn context(caps: TargetCaps) -> PassContext {
@@ -230,7 +231,7 @@ fn mad_chains_become_dot_products() {
 %53 = FLAGS f32 FMad %43 %47 %52"
             .to_string();
         let src = dot_module(&body, flags).replace("%OUT", "%53");
-        let (m, stats) = vectorized(&src, TargetCaps::LIMA);
+        let (m, stats) = vectorized(&src, crate::caps::test_profiles::LIMA_LIKE);
         assert_eq!((stats.dots, stats.dot_terms), (1, 4));
         assert_eq!(count(&m, OpCode::FMad) + count(&m, OpCode::FMul), 0);
         let dot = m.code().find(|&d| m.opcode(d) == OpCode::FDot).unwrap();
@@ -254,7 +255,7 @@ fn add_of_products_and_swizzles() {
 %54 = f32 FAdd %53 %52";
     let (m, stats) = vectorized(
         &dot_module(body, "").replace("%OUT", "%54"),
-        TargetCaps::AGAL,
+        crate::caps::test_profiles::AGAL_LIKE,
     );
     assert_eq!((stats.dots, stats.dot_terms), (1, 3));
     assert_eq!(count(&m, OpCode::FAdd) + count(&m, OpCode::FMul), 0);
@@ -269,10 +270,10 @@ fn chains_from_an_addend_need_fdotadd() {
 %52 = f32 FMad %42 %46 %51
 %53 = f32 FMad %43 %47 %52";
     let src = dot_module(body, "").replace("%OUT", "%53");
-    let (m, stats) = vectorized(&src, TargetCaps::LIMA);
+    let (m, stats) = vectorized(&src, crate::caps::test_profiles::LIMA_LIKE);
     assert_eq!(stats.dots, 1);
     assert_eq!(count(&m, OpCode::FDotAdd), 1);
-    let (m, stats) = vectorized(&src, TargetCaps::AGAL);
+    let (m, stats) = vectorized(&src, crate::caps::test_profiles::AGAL_LIKE);
     assert_eq!(stats.dots, 0);
     assert_eq!(count(&m, OpCode::FMad), 4);
 }
@@ -285,7 +286,10 @@ fn long_chains_are_cut_into_pieces() {
 %52 = f32 FMad %42 %46 %51
 %53 = f32 FMad %43 %47 %52
 %54 = f32 FMad %32 %32 %53";
-    for caps in [TargetCaps::AGAL, TargetCaps::LIMA] {
+    for caps in [
+        crate::caps::test_profiles::AGAL_LIKE,
+        crate::caps::test_profiles::LIMA_LIKE,
+    ] {
         let (m, stats) = vectorized(&dot_module(body, "").replace("%OUT", "%54"), caps);
         assert_eq!((stats.dots, stats.dot_terms), (1, 4));
         assert_eq!((count(&m, OpCode::FDot), count(&m, OpCode::FMad)), (1, 1));
@@ -302,11 +306,11 @@ fn long_chains_are_cut_into_pieces() {
         (count(&m, OpCode::FDot), count(&m, OpCode::FDotAdd)),
         (1, 1)
     );
-    let (m, stats) = vectorized(&src, TargetCaps::LIMA);
+    let (m, stats) = vectorized(&src, crate::caps::test_profiles::LIMA_LIKE);
     assert_eq!((stats.dots, stats.dot_terms), (1, 4));
     assert_eq!((count(&m, OpCode::FDot), count(&m, OpCode::FMad)), (1, 2));
     let three = TargetCaps {
-        name: "pica",
+        min_dot_terms: 3,
         ..ALL_DOTS
     };
     let (m, stats) = vectorized(&src, three);
@@ -340,11 +344,11 @@ fn legacy_chains_on_pica_and_none_without_native_dots() {
 %51 = f32 FMadLegacy %41 %45 %50
 %52 = f32 FMadLegacy %42 %46 %51";
     let src = dot_module(body, "").replace("%OUT", "%52");
-    let (m, stats) = vectorized(&src, TargetCaps::PICA);
+    let (m, stats) = vectorized(&src, crate::caps::test_profiles::PICA_LIKE);
     assert_eq!(stats.dots, 1);
     assert_eq!(count(&m, OpCode::FDotLegacy), 1);
     // Lima has IEEE dots only; the default target has none.
-    for caps in [TargetCaps::LIMA, TargetCaps::DEFAULT] {
+    for caps in [crate::caps::test_profiles::LIMA_LIKE, TargetCaps::DEFAULT] {
         let (m, stats) = vectorized(&src, caps);
         assert_eq!(stats.dots, 0);
         assert_eq!(count(&m, OpCode::FMadLegacy), 2);
@@ -423,7 +427,7 @@ fn component_stores_of_isomorphic_ops_become_one_vector_op() {
             i = 60 + c
         );
     }
-    let (m, stats) = vectorized(&slp_module(&body), TargetCaps::LIMA);
+    let (m, stats) = vectorized(&slp_module(&body), crate::caps::test_profiles::LIMA_LIKE);
     assert_eq!(
         (stats.merged_stores, stats.vector_ops, stats.vector_lanes),
         (1, 2, 8)
@@ -450,7 +454,7 @@ fn partial_groups_swizzles_and_broadcasts() {
 %73 = f32 FAdd %43 %47
 %74 = f32x4 CompositeConstruct %70 %71 %72 %73
 %75 = OutputStore %9 null %74";
-    let (m, stats) = vectorized(&slp_module(body), TargetCaps::AGAL);
+    let (m, stats) = vectorized(&slp_module(body), crate::caps::test_profiles::AGAL_LIKE);
     assert_eq!((stats.vector_ops, stats.vector_lanes), (1, 3));
     assert_eq!(count(&m, OpCode::FMul), 1);
 }
@@ -466,12 +470,12 @@ fn users_before_the_vector_op_keep_the_group_scalar() {
 %77 = f32 FAdd %42 %46
 %75 = f32x4 CompositeConstruct %70 %71 %77 %43
 %76 = OutputStore %9 null %75";
-    let (m, stats) = vectorized(&slp_module(body), TargetCaps::LIMA);
+    let (m, stats) = vectorized(&slp_module(body), crate::caps::test_profiles::LIMA_LIKE);
     assert_eq!(stats.vector_ops, 0);
     assert_eq!(count(&m, OpCode::FAdd), 4);
     // Without the dependency the same lanes are one vec3 FAdd.
     let body = body.replace("%72 = f32 FMul %70 %70", "%72 = f32 FMul %47 %47");
-    let (m, stats) = vectorized(&slp_module(&body), TargetCaps::LIMA);
+    let (m, stats) = vectorized(&slp_module(&body), crate::caps::test_profiles::LIMA_LIKE);
     assert_eq!(stats.vector_ops, 1);
     assert_eq!(count(&m, OpCode::FAdd), 2);
 }
@@ -518,7 +522,7 @@ fn a_lane_gathered_and_grouped_gives_up_the_tree() {
 %74 = f32 FAdd %71 %72
 %75 = f32x4 CompositeConstruct %73 %74 %43 %47
 %76 = OutputStore %9 null %75";
-    let (m, stats) = vectorized(&slp_module(body), TargetCaps::LIMA);
+    let (m, stats) = vectorized(&slp_module(body), crate::caps::test_profiles::LIMA_LIKE);
     assert_eq!((stats.vector_ops, stats.vector_lanes), (1, 2));
     assert_eq!((count(&m, OpCode::FMul), count(&m, OpCode::FAdd)), (1, 3));
 }

@@ -322,7 +322,7 @@ fn lane_of(io: &IoMap, refl: &Reflection) -> Result<LaneInputs, String> {
             lane.varyings[slot][usize::from(v.lane) + i as usize] = scalar_to_f32(s);
         }
     }
-    for &b in &refl.special_inputs {
+    for &b in &irc_lima::pp::reflection::PpReflection::of(refl).special_inputs {
         let scalars = |n: usize| -> Vec<f32> {
             let v = io.builtins.get(&(b.to_u64() as u32));
             (0..n)

@@ -42,7 +42,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use irc_backend::{Output, Simulator, Stats, Tolerance};
+use irc_backend::{Output, Stats, Tolerance};
 use irc_interp::{run, ShaderInputs, Value};
 use irc_ir::{BuiltIn, Module};
 use irc_lima::pp::{run_words, PpSimulator, Precision, QuadOutput, SimOptions};
@@ -125,7 +125,7 @@ pub fn compare_run(
             options: opts,
         };
         let out = simulator
-            .run(&output.words, &quad)
+            .run(&output.code_words(), &quad)
             .map_err(|e| format!("simulator ({precision:?}): {e}"))?;
         match tex.errors().first() {
             Some(e) => Err(format!("simulator ({precision:?}): {e}")),
@@ -220,7 +220,7 @@ pub fn explain_run(
         fuel: SIM_FUEL,
         strict_pipeline: true,
     };
-    let got = run_words(&output.words, &quad, &tex, &opts);
+    let got = run_words(&output.code_words(), &quad, &tex, &opts);
     let _ = writeln!(s, "uniforms: {:?}", quad.uniforms);
     for (l, lane) in quad.lanes.iter().enumerate() {
         let _ = writeln!(

@@ -22,7 +22,10 @@ fn output(asm: &str, reflection: Reflection) -> Output {
     let words = encode_program(&program).expect("encodes");
     let disassembly = disassemble_program(&decode_program(&words).expect("decodes"));
     Output {
-        words,
+        sections: vec![irc_backend::Section {
+            name: irc_backend::CODE,
+            bytes: irc_backend::output::bytes_of(&words),
+        }],
         disassembly,
         reflection,
         ..Default::default()
@@ -434,8 +437,13 @@ const SPECIAL_IR: &str = "
 fn frag_coord_and_front_facing() {
     let m = module(SPECIAL_IR);
     let refl = Reflection {
-        special_inputs: vec![BuiltIn::Position, BuiltIn::IsFrontFace],
         outputs: vec![out(0, 0, 4), out(1, 1, 1)],
+        target: Some(irc_backend::TargetPart::new(
+            irc_lima::pp::reflection::PpReflection {
+                special_inputs: vec![BuiltIn::Position, BuiltIn::IsFrontFace],
+                temp_stack: 0,
+            },
+        )),
         ..Default::default()
     };
     let o = output(

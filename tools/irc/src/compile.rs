@@ -8,13 +8,14 @@
 //! ```
 //!
 //! `--emit`: `bin` (code words, the default with `-o`), `asm` (disassembly, the default
-//! without), `reflection` (bindings as text), `stats` (a table), `mbs1` (the MBS1 container),
+//! without), `reflection` (bindings as text), `stats` (a table), `container` (the target's
+//! container file: MBS1 for lima-fp; `mbs1` is accepted as an alias),
 //! `ir` (the module the backend receives, after specialization and the target's pipeline).
 //! The fixed-function state options set the D3D9 render state the shader is specialized for
 //! (`legacy-state`). Diagnostics go to stderr, one per line, and the exit code is 1.
 
 use clap::{Args, ValueEnum};
-use irc::{Input, LegacyMul, Options, Output};
+use irc::{Input, Options, Output};
 use irc_passes::legacy_state::{CompareOp, LegacyState};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -31,19 +32,11 @@ pub enum Emit {
     Reflection,
     /// Instruction, register, spill and unit-use counts.
     Stats,
-    /// The MBS1 container (Mali offline-compiler format).
-    Mbs1,
+    /// The target's container file (lima-fp: MBS1, the Mali offline-compiler format).
+    #[value(alias = "mbs1")]
+    Container,
     /// The IR module the code generator receives.
     Ir,
-}
-
-/// `--legacy-mul`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum LegacyMulArg {
-    /// D3D9 rules: 0 · x = 0 even for infinite or NaN x.
-    Exact,
-    /// Plain IEEE multiplies (smaller code; differs only for 0 · inf and 0 · NaN).
-    Ieee,
 }
 
 /// The arguments of `irc compile` (also accepted without the subcommand).
@@ -51,9 +44,13 @@ pub enum LegacyMulArg {
 pub struct CompileArgs {
     /// The shader: `.ir` text, anything else the binary `.dxir` format.
     pub input: PathBuf,
-    /// Target: lima-fp.
+    /// Target (`irc targets` lists them).
     #[arg(long, short = 't')]
     pub target: String,
+    /// A target option, `KEY=VALUE` (repeatable; `irc targets` lists each target's options,
+    /// e.g. `-C legacy-mul=ieee`).
+    #[arg(short = 'C', value_name = "KEY=VALUE")]
+    pub codegen: Vec<String>,
     /// Write here instead of stdout.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
@@ -63,9 +60,11 @@ pub struct CompileArgs {
     /// Optimization level (-O0, -O1, -O2).
     #[arg(short = 'O', default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub opt_level: u8,
-    /// How D3D9 legacy multiplies are compiled.
-    #[arg(long, value_enum, default_value = "exact")]
-    pub legacy_mul: LegacyMulArg,
+    /// How D3D9 legacy multiplies are compiled, on targets that have the option: `exact`
+    /// (0 · x = 0 even for infinite or NaN x) or `ieee` (smaller; differs only for 0 · inf
+    /// and 0 · NaN). Short for `-C legacy-mul=MODE`.
+    #[arg(long, value_name = "MODE")]
+    pub legacy_mul: Option<String>,
     /// D3D9 alpha test: compare op (never, less, equal, less-equal, greater, not-equal,
     /// greater-equal, always, or 0–7), reference 0–255, optionally extra precision bits.
     #[arg(long, value_name = "OP,REF[,PRECISION]")]
@@ -77,9 +76,6 @@ pub struct CompileArgs {
     /// Specialize for point-sprite rendering.
     #[arg(long)]
     pub point_sprite: bool,
-    /// Force at least this many values to be spilled (tests the spill path).
-    #[arg(long, default_value_t = 0)]
-    pub force_spills: u32,
 }
 
 /// The D3D9 state the options describe.
@@ -142,12 +138,16 @@ pub fn run(args: &CompileArgs) -> Result<ExitCode, String> {
         ..Default::default()
     };
     options.backend.opt_level = args.opt_level;
-    options.backend.legacy_mul = match args.legacy_mul {
-        LegacyMulArg::Exact => LegacyMul::Exact,
-        LegacyMulArg::Ieee => LegacyMul::Ieee,
-    };
-    options.backend.container = emit == Emit::Mbs1;
-    options.backend.force_spills = args.force_spills;
+    if let Some(mode) = &args.legacy_mul {
+        options.backend.set("legacy-mul", mode.clone());
+    }
+    for kv in &args.codegen {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| format!("-C {kv}: expected KEY=VALUE"))?;
+        options.backend.set(k.trim(), v.trim());
+    }
+    options.backend.container = emit == Emit::Container;
     let m = crate::load::module(&args.input)?;
     let name = args.input.display();
     let bytes = if emit == Emit::Ir {
@@ -175,15 +175,12 @@ fn report(file: &str, d: &irc::Diagnostics) -> ExitCode {
 
 fn render(out: &Output, emit: Emit, target: &str) -> Result<Vec<u8>, String> {
     Ok(match emit {
-        Emit::Bin => out.bytes(),
+        Emit::Bin => out.code().to_vec(),
         Emit::Asm => out.disassembly.clone().into_bytes(),
         Emit::Reflection => out.reflection.to_text().into_bytes(),
         Emit::Stats => stats_table(out).into_bytes(),
-        Emit::Mbs1 => match &out.container {
-            Some(c) => c.clone(),
-            None if target == "lima-fp" => {
-                irc_lima::pp::mbs::write_mbs1(&out.words, &out.reflection)
-            }
+        Emit::Container => match &out.container {
+            Some(c) => c.bytes.clone(),
             None => return Err(format!("target {target} has no container format")),
         },
         Emit::Ir => Vec::new(),
@@ -198,9 +195,9 @@ pub fn stats_table(out: &Output) -> String {
     } else {
         f64::from(s.units_filled) / f64::from(s.instructions)
     };
-    let rows: [(&str, String); 8] = [
+    let mut rows: Vec<(&str, String)> = vec![
         ("instructions", s.instructions.to_string()),
-        ("words", s.words.to_string()),
+        ("code bytes", s.code_bytes.to_string()),
         ("registers", s.registers.to_string()),
         ("spills", s.spills.to_string()),
         ("fills", s.fills.to_string()),
@@ -208,6 +205,7 @@ pub fn stats_table(out: &Output) -> String {
         ("lower bound", s.lower_bound.to_string()),
         ("IR ops", s.ir_ops.to_string()),
     ];
+    rows.extend(s.extra.iter().map(|(k, v)| (*k, v.to_string())));
     rows.iter()
         .map(|(k, v)| format!("{k:<22} {v:>8}\n"))
         .collect()

@@ -46,6 +46,8 @@ enum Command {
         #[arg(long, short = 't')]
         target: String,
     },
+    /// List the targets with their stages and options (`-C key=value`).
+    Targets,
     /// Assemble text in the disassembler's syntax to machine code.
     Asm {
         input: PathBuf,
@@ -160,6 +162,10 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
     match cmd {
         Command::Compile(args) => compile::run(&args),
         Command::Disasm { input, target } => disasm::run(&target, &input),
+        Command::Targets => {
+            print!("{}", irc::listing::listing(irc::Registry::builtin()));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Asm {
             input,
             target,

@@ -1,6 +1,6 @@
 //! `irc opt`: runs a pipeline and/or a list of passes over a module.
 
-use irc_passes::{pipelines, registry, ManagerOptions, PassManager, PrintAfter};
+use irc_passes::{registry, ManagerOptions, PassManager, PrintAfter};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -43,7 +43,7 @@ pub fn run(file: &Path, args: &OptArgs<'_>, output: Option<&Path>) -> Result<Exi
     pm.context.opt_level = opt_level;
     let result = (|| {
         if let Some(p) = pipeline {
-            pipelines::run(&mut pm, &mut m, p)?;
+            irc_testsuite::pipeline::run(&mut pm, &mut m, p)?;
         }
         for name in passes {
             pm.run_named(&mut m, name)?;

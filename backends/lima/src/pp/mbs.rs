@@ -7,7 +7,7 @@
 //! ```text
 //! MBS1
 //!   CFRA  u32 version = 7 (Mali-400 PP)
-//!     FSTA  u32 stack size (Reflection::temp_stack, vec4 units), u32 stack offset = 0
+//!     FSTA  u32 stack size (PpReflection::temp_stack, vec4 units), u32 stack offset = 0
 //!     FDIS  u32 discard (Reflection::discards)
 //!     FBUU  u8 reads_color 0, writes_color, reads_depth 0, writes_depth 0, reads_stencil 0,
 //!           writes_stencil 0, 0, 0
@@ -41,6 +41,20 @@ use thiserror::Error;
 /// CFRA version of the Mali-400 fragment processor (5 would be Mali-200).
 pub const CFRA_VERSION_MALI400: u32 = 7;
 
+/// The code words of a program given as an MBS1 file or as raw little-endian words.
+pub fn code_words(bytes: &[u8]) -> Result<Vec<u32>, String> {
+    if is_mbs1(bytes) {
+        return read_mbs1(bytes).map_err(|e| e.to_string());
+    }
+    if !bytes.len().is_multiple_of(4) {
+        return Err(format!(
+            "{} bytes is not a whole number of 32-bit words",
+            bytes.len()
+        ));
+    }
+    Ok(irc_backend::output::words_of(bytes))
+}
+
 /// Why [`read_mbs1`] found no code.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum MbsError {
@@ -64,7 +78,8 @@ pub enum MbsError {
 /// Writes `words` and what `reflection` says about them as an MBS1 fragment program.
 pub fn write_mbs1(words: &[u32], reflection: &Reflection) -> Vec<u8> {
     let mut cfra = CFRA_VERSION_MALI400.to_le_bytes().to_vec();
-    let mut fsta = reflection.temp_stack.to_le_bytes().to_vec();
+    let temp_stack = super::reflection::PpReflection::of(reflection).temp_stack;
+    let mut fsta = temp_stack.to_le_bytes().to_vec();
     fsta.extend(0u32.to_le_bytes());
     chunk(&mut cfra, b"FSTA", &fsta);
     chunk(
@@ -434,9 +449,13 @@ mod tests {
                 register: 0,
                 components: 4,
             }],
-            special_inputs: vec![],
-            temp_stack: 3,
             discards: true,
+            target: Some(irc_backend::TargetPart::new(
+                crate::pp::reflection::PpReflection {
+                    special_inputs: vec![],
+                    temp_stack: 3,
+                },
+            )),
         }
     }
 

@@ -17,6 +17,7 @@
 //!   [`emit`] → [`encode`]; [`mbs`] writes the MBS1 container.
 
 pub mod asm;
+pub mod caps;
 pub mod decode;
 pub mod disasm;
 pub mod emit;
@@ -27,6 +28,7 @@ pub mod lower;
 pub mod mbs;
 pub mod mir;
 mod mir_opt;
+pub mod reflection;
 pub mod regalloc;
 pub mod sched;
 pub mod sim;

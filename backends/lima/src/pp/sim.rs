@@ -154,8 +154,7 @@ pub struct SimError {
     pub kind: SimErrorKind,
 }
 
-/// The PP simulator as an [`irc_backend::Simulator`]: textures and options fixed, one quad
-/// per run.
+/// The PP simulator with its textures and options fixed: one quad per run.
 #[derive(Clone, Copy)]
 pub struct PpSimulator<'a> {
     pub textures: &'a dyn TextureSampler,
@@ -170,12 +169,9 @@ impl std::fmt::Debug for PpSimulator<'_> {
     }
 }
 
-impl irc_backend::Simulator for PpSimulator<'_> {
-    type Inputs = QuadInputs;
-    type Outputs = QuadOutput;
-    type Error = SimError;
-
-    fn run(&self, words: &[u32], inputs: &QuadInputs) -> Result<QuadOutput, SimError> {
+impl PpSimulator<'_> {
+    /// Runs the program `words` on one quad.
+    pub fn run(&self, words: &[u32], inputs: &QuadInputs) -> Result<QuadOutput, SimError> {
         run_words(words, inputs, self.textures, &self.options)
     }
 }

@@ -6,9 +6,14 @@
 //! allocation checker, then [`super::emit`] and the encoder. The disassembly in the
 //! [`Output`] is decoded back from the final words by the independent decoder.
 
+use irc_backend::output::bytes_of;
 use irc_backend::regalloc::{self as ra, VReg};
-use irc_backend::{CompileOptions, Diagnostic, Diagnostics, Output, OutputBinding, Stats, Target};
-use irc_ir::Module;
+use irc_backend::{
+    CompileOptions, Container, Diagnostic, Diagnostics, LegacyMul, OptionSpec, Oracle, Output,
+    OutputBinding, Pipeline, PipelineKind, Section, Stats, Target, TargetCaps, TargetPart,
+    Tolerance, CODE,
+};
+use irc_ir::{Module, ShaderStage};
 
 use super::mir::{Kind, Operand, Program, UnitKind};
 use super::sched::SBlock;
@@ -24,15 +29,68 @@ const WINDOWS: [usize; 3] = [64, 12, 3];
 /// Most rounds of spill-and-retry before giving up.
 const MAX_SPILL_ROUNDS: usize = 200;
 
+/// `-C force-spills=N`: spill at least N values (tests the spill path).
+pub const FORCE_SPILLS: OptionSpec = OptionSpec {
+    name: "force-spills",
+    values: &[],
+    default: "0",
+    help: "spill at least this many values to the temporary stack (tests the spill path)",
+};
+
 impl Target for LimaFp {
     fn name(&self) -> &'static str {
         "lima-fp"
     }
-    fn pipeline(&self) -> &'static str {
-        "opt:lima"
+    fn family(&self) -> &'static str {
+        "lima"
+    }
+    fn description(&self) -> &'static str {
+        "ARM Mali-200/400 fragment processor (PP), code words and MBS1 container"
+    }
+    fn stages(&self) -> &'static [ShaderStage] {
+        &[ShaderStage::Pixel]
+    }
+    fn caps(&self) -> &TargetCaps {
+        &super::caps::CAPS
+    }
+    fn pipeline(&self, options: &CompileOptions) -> Pipeline {
+        Pipeline {
+            kind: PipelineKind::Optimize,
+            caps: super::caps::CAPS,
+            legacy_mul_ieee: LegacyMul::from_options(options) == LegacyMul::Ieee,
+        }
+    }
+    fn options(&self) -> &'static [OptionSpec] {
+        &[LegacyMul::OPTION, FORCE_SPILLS]
     }
     fn compile(&self, module: &Module, options: &CompileOptions) -> Result<Output, Diagnostics> {
         compile(module, options).map_err(Diagnostics::from)
+    }
+    fn disassemble(&self, bytes: &[u8]) -> Result<String, Diagnostic> {
+        let words = super::mbs::code_words(bytes).map_err(Diagnostic::input)?;
+        let program =
+            decode::decode_program(&words).map_err(|e| Diagnostic::input(e.to_string()))?;
+        Ok(disasm::disassemble_program(&program))
+    }
+    fn assemble(&self, text: &str) -> Result<Vec<u8>, Diagnostic> {
+        let program = super::asm::assemble(text).map_err(|e| Diagnostic::input(e.to_string()))?;
+        let words =
+            encode::encode_program(&program).map_err(|e| Diagnostic::input(e.to_string()))?;
+        Ok(bytes_of(&words))
+    }
+    fn tolerance(&self) -> Tolerance {
+        // Every result, register, uniform and constant is binary16 (reference §11).
+        Tolerance::FP16
+    }
+    fn oracle(&self) -> Oracle {
+        // Division is rcp + mul, derivatives are fine, pow/sin/cos run as the combiner's
+        // step sequences, and uniforms are fp16 (no f32 denormals survive the upload).
+        Oracle {
+            div_as_rcp_mul: true,
+            fine_default_derivatives: true,
+            stepwise_transcendentals: true,
+            flush_denormal_uniforms: true,
+        }
     }
 }
 
@@ -45,7 +103,7 @@ fn schedule_and_allocate(
     prog: &mut Program,
     options: &CompileOptions,
 ) -> Result<(Vec<SBlock>, bool, ra::Allocation, ra::Program), Diagnostic> {
-    for _ in 0..options.force_spills {
+    for _ in 0..options.get_u32(&FORCE_SPILLS) {
         let Some(v) = cheapest_spill(prog) else { break };
         regalloc::spill(prog, v);
     }
@@ -139,14 +197,20 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
             components: *n,
         });
     }
-    reflection.temp_stack = prog.spill_slots;
+    let mut pp = super::reflection::PpReflection::of(&reflection);
+    pp.temp_stack = prog.spill_slots;
+    reflection.target = Some(TargetPart::new(pp));
 
     let stats = stats(&prog, &blocks, &alloc, &words, discard, lowered.ir_ops);
-    let container = options
-        .container
-        .then(|| super::mbs::write_mbs1(&words, &reflection));
+    let container = options.container.then(|| Container {
+        format: "mbs1",
+        bytes: super::mbs::write_mbs1(&words, &reflection),
+    });
     Ok(Output {
-        words,
+        sections: vec![Section {
+            name: CODE,
+            bytes: bytes_of(&words),
+        }],
         container,
         disassembly,
         reflection,
@@ -183,13 +247,14 @@ fn stats(
     Stats {
         instructions: blocks.iter().map(|b| b.instrs.len() as u32).sum::<u32>()
             + u32::from(discard),
-        words: words.len() as u32,
+        code_bytes: 4 * words.len() as u32,
         registers: u32::from(alloc.registers_used),
         spills,
         fills,
         units_filled,
         lower_bound: lower_bound(prog),
         ir_ops,
+        extra: Vec::new(),
     }
 }
 

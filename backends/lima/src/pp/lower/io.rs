@@ -312,9 +312,13 @@ impl Io {
             uniform_slots: self.literal_base + self.literals.len() as u32,
             samplers: self.samplers.clone(),
             outputs: Vec::new(),
-            special_inputs: self.special.clone(),
-            temp_stack: 0,
             discards: self.discards,
+            target: Some(irc_backend::TargetPart::new(
+                crate::pp::reflection::PpReflection {
+                    special_inputs: self.special.clone(),
+                    temp_stack: 0,
+                },
+            )),
         }
     }
 }

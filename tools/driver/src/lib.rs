@@ -23,7 +23,7 @@
 //! options.backend.opt_level = 2;
 //! match irc::compile(Input::Text(shader), "lima-fp", &options) {
 //!     Ok(output) => {
-//!         let _code: Vec<u8> = output.bytes(); // little-endian words for the GPU
+//!         let _code: &[u8] = output.code(); // the code section, as the GPU reads it
 //!         println!("{}", output.disassembly);
 //!     }
 //!     // Unsupported ops, hardware limits, malformed input: each names the op and why.
@@ -48,20 +48,30 @@
 //! 2. **verify** (each verifier error an `Input` diagnostic pinned to its op);
 //! 3. **specialize** for the D3D9 fixed-function state in [`Options::legacy_state`] (the
 //!    `legacy-state` pass: alpha test, fog, point sprites, … become constants);
-//! 4. run **the target's pipeline** ([`Target::pipeline`], e.g. `opt:lima`) at
-//!    `options.backend.opt_level`, lowering legacy multiplies exactly or the IEEE way as
-//!    `options.backend.legacy_mul` says (pass errors: `Unsupported` diagnostics naming the op,
-//!    or `Internal` ones for compiler bugs);
+//! 4. run **the target's pipeline** ([`Target::pipeline`]: the optimizer with the target's
+//!    capabilities) at `options.backend.opt_level`, lowering legacy multiplies exactly or the
+//!    IEEE way as the target's `legacy-mul` option says (pass errors: `Unsupported`
+//!    diagnostics naming the op, or `Internal` ones for compiler bugs);
 //! 5. ([`compile`] only) the target's code generator.
 //!
 //! Nothing here panics on any input: a panic inside the compiler (a bug) is caught and
 //! reported as an `Internal` diagnostic. Every error carries at least one [`Diagnostic`].
 //!
-//! Targets: [`targets`] lists them, [`target`] finds one by its `--target` name.
+//! Target options are set by key, as `-C key=value` on the command line:
+//! `options.backend.set("legacy-mul", "ieee")`; each target lists its own
+//! ([`Target::options`]), and an unknown key or value is an `Input` diagnostic.
+//!
+//! Targets: [`targets`] lists them, [`target`] finds one by its `--target` name; the
+//! [`Registry`] holds both (and the capability profiles of `irc opt --pipeline opt:NAME`).
+//! [`compile_program`] compiles the stages of one program together (varyings linked by the
+//! IR's I/O locations).
 
 mod diag;
 mod input;
+pub mod listing;
 mod options;
+pub mod program;
+pub mod registry;
 
 pub use input::Input;
 pub use irc_backend::{
@@ -70,63 +80,84 @@ pub use irc_backend::{
 };
 pub use irc_passes::legacy_state::LegacyState;
 pub use options::Options;
+pub use program::{compile_program, ProgramOutput};
+pub use registry::Registry;
 
 use irc_ir::Module;
 use irc_passes::{pipelines, ManagerOptions, PassManager};
 
-static TARGETS: &[&dyn Target] = &[&irc_lima::pp::LimaFp];
-
-/// Every target, in a fixed order.
+/// Every built-in target, in a fixed order.
 pub fn targets() -> &'static [&'static dyn Target] {
-    TARGETS
+    Registry::builtin().targets()
 }
 
-/// The target with this `--target` name (`lima-fp`).
+/// The built-in target with this `--target` name (`lima-fp`).
 pub fn target(name: &str) -> Option<&'static dyn Target> {
-    TARGETS.iter().copied().find(|t| t.name() == name)
+    Registry::builtin().target(name)
 }
 
-/// The target named `name`, or an `Input` diagnostic listing the known ones.
-fn find_target(name: &str) -> Result<&'static dyn Target, Diagnostics> {
-    target(name).ok_or_else(|| {
-        let known: Vec<&str> = TARGETS.iter().map(|t| t.name()).collect();
-        input::input_error(format!(
+/// The target named `name` in `registry`, or an `Input` diagnostic listing the known ones.
+pub fn find_target(registry: &Registry, name: &str) -> Result<&'static dyn Target, Diagnostics> {
+    registry.target(name).ok_or_else(|| {
+        Diagnostic::input(format!(
             "unknown target `{name}` (known targets: {})",
-            known.join(", ")
+            registry.names().join(", ")
         ))
         .into()
     })
 }
 
-/// Compiles `input` for the target named `target`.
+/// Compiles `input` for the built-in target named `target`.
 pub fn compile(input: Input<'_>, target: &str, options: &Options) -> Result<Output, Diagnostics> {
-    let t = find_target(target)?;
+    compile_for(input, find_target(Registry::builtin(), target)?, options)
+}
+
+/// Compiles `input` for `target`.
+pub fn compile_for(
+    input: Input<'_>,
+    target: &dyn Target,
+    options: &Options,
+) -> Result<Output, Diagnostics> {
     diag::guard(|| {
-        let m = prepare_for(input, t, options)?;
-        t.compile(&m, &options.backend)
+        let m = prepare_module(input, target, options)?;
+        target.compile(&m, &options.backend)
     })
 }
 
 /// Everything [`compile`] does before the target's code generator: the module exactly as the
 /// backend receives it.
 pub fn prepare(input: Input<'_>, target: &str, options: &Options) -> Result<Module, Diagnostics> {
-    let t = find_target(target)?;
-    diag::guard(|| prepare_for(input, t, options))
+    prepare_for(input, find_target(Registry::builtin(), target)?, options)
 }
 
-fn prepare_for(
+/// [`prepare`] for a target value.
+pub fn prepare_for(
     input: Input<'_>,
     target: &dyn Target,
     options: &Options,
 ) -> Result<Module, Diagnostics> {
+    diag::guard(|| prepare_module(input, target, options))
+}
+
+fn prepare_module(
+    input: Input<'_>,
+    target: &dyn Target,
+    options: &Options,
+) -> Result<Module, Diagnostics> {
+    options
+        .backend
+        .validate(target.name(), target.options())
+        .map_err(Diagnostics::from)?;
     let mut m = input::read(input)?;
     input::verify(&m)?;
+    let pipeline = target.pipeline(&options.backend);
     let mut pm = PassManager::new(ManagerOptions::default());
     pm.context.opt_level = options.backend.opt_level;
     pm.context.legacy_state = options.legacy_state.clone();
-    pm.context.legacy_mul_ieee = options.backend.legacy_mul == LegacyMul::Ieee;
+    pm.context.legacy_mul_ieee = pipeline.legacy_mul_ieee;
+    pm.context.caps = pipeline.caps;
     pm.run_named(&mut m, "legacy-state")
         .map_err(diag::from_pass)?;
-    pipelines::run(&mut pm, &mut m, target.pipeline()).map_err(diag::from_pass)?;
+    pipelines::run(&mut pm, &mut m, pipeline.kind).map_err(diag::from_pass)?;
     Ok(m)
 }

@@ -2,8 +2,7 @@
 //! option, end to end through `prepare` (the code generator is the backend's business).
 
 use irc::{
-    compile, prepare, target, targets, DiagnosticKind, Diagnostics, Input, LegacyMul, LegacyState,
-    Options,
+    compile, prepare, target, targets, DiagnosticKind, Diagnostics, Input, LegacyState, Options,
 };
 use irc_interp::{run, InvocationInputs, IoSlot, RunConfig, ShaderInputs, Value};
 use irc_ir::{binary, text, OpCode};
@@ -83,7 +82,14 @@ fn kinds(d: &Diagnostics) -> Vec<DiagnosticKind> {
 #[test]
 fn target_registry() {
     assert!(targets().iter().any(|t| t.name() == "lima-fp"));
-    assert_eq!(target("lima-fp").map(|t| t.pipeline()), Some("opt:lima"));
+    let lima = target("lima-fp").expect("lima-fp is registered");
+    let p = lima.pipeline(&irc::CompileOptions::default());
+    assert_eq!(p.kind, irc_passes::PipelineKind::Optimize);
+    assert_eq!(&p.caps, lima.caps());
+    assert!(!p.legacy_mul_ieee);
+    let mut ieee = irc::CompileOptions::default();
+    ieee.set("legacy-mul", "ieee");
+    assert!(lima.pipeline(&ieee).legacy_mul_ieee);
     assert!(target("nope").is_none());
 }
 
@@ -238,7 +244,7 @@ fn legacy_mul_option_reaches_the_pipeline() {
     let count = |m: &irc_ir::Module, op| m.code().filter(|&d| m.opcode(d) == op).count();
     let exact = prepare(Input::Text(ALPHA_TESTED), "lima-fp", &Options::default()).unwrap();
     let mut o = Options::default();
-    o.backend.legacy_mul = LegacyMul::Ieee;
+    o.backend.set("legacy-mul", "ieee");
     let ieee = prepare(Input::Text(ALPHA_TESTED), "lima-fp", &o).unwrap();
     assert!(count(&exact, OpCode::Select) > 0, "{}", text::print(&exact));
     assert_eq!(count(&ieee, OpCode::Select), 0, "{}", text::print(&ieee));

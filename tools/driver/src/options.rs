@@ -7,8 +7,9 @@ use irc_passes::legacy_state::LegacyState;
 /// Everything a compilation can be told besides the input and the target.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Options {
-    /// Optimization level, legacy-multiply mode, container output, forced spills. The
-    /// optimization level and the legacy-multiply mode also steer the shared pipeline.
+    /// Optimization level, container output and the target's own options (`-C key=value`).
+    /// The optimization level and target options such as `legacy-mul` also steer the shared
+    /// pipeline.
     pub backend: CompileOptions,
     /// The D3D9 render state (alpha test, fog, point sprites, clip planes, sampler types, bump
     /// matrices) the shader is specialized for by the `legacy-state` pass. The default is D3D9's

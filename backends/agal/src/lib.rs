@@ -1,0 +1,27 @@
+//! `irc-agal`: the Adobe AGAL (Stage3D) backend of irc.
+//!
+//! So far this crate holds what the shared passes need to know about AGAL, [`CAPS`], so that
+//! `irc opt --pipeline opt:agal` and the `legalize:agal` / `opt:agal` corpus checks prepare IR
+//! the way the code generator will want it. The `agal-vp` / `agal-fp` targets (lowering,
+//! register packing, validator, simulator) are not built yet and are not registered; see
+//! `shared/reference/agal.md` for the facts they will follow.
+
+use irc_backend::TargetCaps;
+use irc_ir::OpCode;
+
+/// AGAL version 1 (the common denominator): dp3/dp4, IEEE multiplies, no integers, no
+/// indexable temporaries, no branches or loops; vec4 registers; dp3/dp4 are single
+/// instructions, so a dot product pays from 3 products.
+pub const CAPS: TargetCaps = TargetCaps {
+    name: "agal",
+    native: &[OpCode::FDot, OpCode::FClamp],
+    float16: false,
+    int16: false,
+    indexable_scratch: false,
+    integers: false,
+    branches: false,
+    loops: false,
+    vectorize: true,
+    min_dot_terms: 3,
+    if_convert_limit: 8,
+};
