@@ -42,9 +42,21 @@ pub enum Emit {
 /// The arguments of `irc compile` (also accepted without the subcommand).
 #[derive(Args, Debug, Clone)]
 pub struct CompileArgs {
-    /// The shader: `.ir` text, anything else the binary `.dxir` format.
-    pub input: PathBuf,
-    /// Target (`irc targets` lists them).
+    /// The shader: `.ir` text, anything else the binary `.dxir` format. Omitted when the
+    /// stages of a program are given with `--vs`/`--gs`/`--ps`.
+    #[arg(required_unless_present_any = ["vs", "gs", "ps"])]
+    pub input: Option<PathBuf>,
+    /// A program's vertex shader: with `--ps` (and `--gs`), the stages are compiled together
+    /// for the target family given as `--target` (`lima`), varyings linked by I/O location.
+    #[arg(long, value_name = "FILE")]
+    pub vs: Option<PathBuf>,
+    /// A program's geometry shader (see `--vs`).
+    #[arg(long, value_name = "FILE")]
+    pub gs: Option<PathBuf>,
+    /// A program's pixel shader (see `--vs`).
+    #[arg(long, value_name = "FILE")]
+    pub ps: Option<PathBuf>,
+    /// Target (`irc targets` lists them), or a target family for a program.
     #[arg(long, short = 't')]
     pub target: String,
     /// A target option, `KEY=VALUE` (repeatable; `irc targets` lists each target's options,
@@ -148,8 +160,21 @@ pub fn run(args: &CompileArgs) -> Result<ExitCode, String> {
         options.backend.set(k.trim(), v.trim());
     }
     options.backend.container = emit == Emit::Container;
-    let m = crate::load::module(&args.input)?;
-    let name = args.input.display();
+    let stages: Vec<&PathBuf> = [&args.vs, &args.gs, &args.ps]
+        .into_iter()
+        .flatten()
+        .collect();
+    if !stages.is_empty() {
+        if args.input.is_some() {
+            return Err(
+                "give either one shader or the stages of a program (--vs/--gs/--ps)".into(),
+            );
+        }
+        return run_program(args, &stages, emit, &options);
+    }
+    let input = args.input.as_ref().ok_or("no shader given")?;
+    let m = crate::load::module(input)?;
+    let name = input.display();
     let bytes = if emit == Emit::Ir {
         match irc::prepare(Input::Module(m), &args.target, &options) {
             Ok(m) => irc_ir::text::print(&m).into_bytes(),
@@ -162,6 +187,55 @@ pub fn run(args: &CompileArgs) -> Result<ExitCode, String> {
         }
     };
     write_out(args.output.as_deref(), &bytes)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `irc compile --target FAMILY --vs VS --ps PS`: the stages compiled together. Text outputs
+/// print each stage under a `; STAGE (TARGET)` header; `-o OUT` with `bin` or `container`
+/// writes one file per stage, `OUT.vs`, `OUT.gs`, `OUT.ps`.
+fn run_program(
+    args: &CompileArgs,
+    stages: &[&PathBuf],
+    emit: Emit,
+    options: &Options,
+) -> Result<ExitCode, String> {
+    let modules = stages
+        .iter()
+        .map(|p| crate::load::module(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let inputs = modules.into_iter().map(Input::Module).collect();
+    let program = match irc::compile_program(inputs, &args.target, options) {
+        Ok(p) => p,
+        Err(d) => return Ok(report(&format!("program ({})", args.target), &d)),
+    };
+    if emit == Emit::Ir {
+        return Err("--emit ir takes one shader, not a program".into());
+    }
+    let binary = matches!(emit, Emit::Bin | Emit::Container);
+    let mut text = Vec::new();
+    for stage in &program.stages {
+        let short = match stage.stage {
+            irc_ir::ShaderStage::Vertex => "vs",
+            irc_ir::ShaderStage::Geometry => "gs",
+            _ => "ps",
+        };
+        let bytes = render(&stage.output, emit, stage.target)?;
+        match (&args.output, binary) {
+            (Some(out), true) => {
+                let mut path = out.clone().into_os_string();
+                path.push(format!(".{short}"));
+                write_out(Some(Path::new(&path)), &bytes)?;
+            }
+            (None, true) => return Err("binary output of a program needs -o OUT".into()),
+            (_, false) => {
+                text.extend(format!("; {short} ({})\n", stage.target).into_bytes());
+                text.extend(bytes);
+            }
+        }
+    }
+    if !binary {
+        write_out(args.output.as_deref(), &text)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
