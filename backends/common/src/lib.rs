@@ -12,7 +12,10 @@
 //! * [`regalloc`] — a register-allocator core for lane-structured register files (vec4 registers
 //!   of 4 scalar lanes), with liveness, interference, spill-candidate choice and a symbolic
 //!   [`regalloc::check`]er that re-verifies every allocation.
+//! * [`bits`] — bit-field tables ([`bits::Field`], [`layout!`], [`opcodes!`]) for encoders,
+//!   decoders and disassemblers.
 
+pub mod bits;
 pub mod reflection;
 pub mod regalloc;
 pub mod sim;
