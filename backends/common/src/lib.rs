@@ -14,8 +14,15 @@
 //! * [`regalloc`] — a register-allocator core for lane-structured register files (vec4 registers
 //!   of 4 scalar lanes), with liveness, interference, spill-candidate choice and a symbolic
 //!   [`regalloc::check`]er that re-verifies every allocation.
+//! * [`machine`] — the machine layer: the [`machine::MachOp`] trait (one operand description
+//!   per op), dead-write and unreachable-block removal, the dependence graph, CFG and
+//!   parallel-copy helpers for lowering, the schedule → allocate → spill driver, a code buffer.
+//! * [`bits`] — bit-field tables ([`bits::Field`], [`layout!`], [`opcodes!`]) for encoders,
+//!   decoders and disassemblers.
 
+pub mod bits;
 pub mod diagnostic;
+pub mod machine;
 pub mod options;
 pub mod output;
 pub mod reflection;

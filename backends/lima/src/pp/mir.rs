@@ -14,10 +14,12 @@
 //! scheduler places in the instruction's constant fields, uniform unit or sampler.
 
 use half::f16;
+use irc_backend::machine::cfg::{Cfg, CfgEdit};
+use irc_backend::machine::{use_at, MachFunction, Operands, Slot};
 use irc_backend::regalloc::VReg;
-use smallvec::SmallVec;
+use smallvec::{smallvec, SmallVec};
 
-use super::isa::{AccOp, CombineOp, MulOp, OutMod, SamplerType};
+use super::isa::{MulOp, OutMod, SamplerType};
 
 /// The scheduler's unit classes (hardware units an op can occupy).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -33,6 +35,9 @@ pub enum UnitKind {
     TempWrite,
     Branch,
 }
+
+/// Stage of the reads made at the end of the program (outputs), after every unit.
+pub const END_STAGE: u8 = 7;
 
 impl UnitKind {
     pub const COUNT: usize = 10;
@@ -114,7 +119,8 @@ impl Src {
     }
 }
 
-/// A one-unit ALU operation (the unit is chosen by the scheduler among [`Alu::units`]).
+/// A one-unit ALU operation (the unit is chosen by the scheduler among [`Alu::units`]; its
+/// facts are in [`super::facts`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Alu {
     Mov,
@@ -145,112 +151,6 @@ pub enum Alu {
     /// Argument in turns (the caller scales by 1/2π).
     Sin,
     Cos,
-}
-
-impl Alu {
-    /// Number of sources.
-    pub const fn srcs(self) -> usize {
-        match self {
-            Alu::Mov
-            | Alu::Not
-            | Alu::Floor
-            | Alu::Ceil
-            | Alu::Fract
-            | Alu::Sum3
-            | Alu::Sum4
-            | Alu::Rcp
-            | Alu::Rsqrt
-            | Alu::Sqrt
-            | Alu::Exp2
-            | Alu::Log2
-            | Alu::Sin
-            | Alu::Cos => 1,
-            _ => 2,
-        }
-    }
-    /// The multiply-unit opcode, if the mul units can execute it.
-    pub const fn mul_op(self) -> Option<MulOp> {
-        Some(match self {
-            Alu::Mov => MulOp::Mov,
-            Alu::Mul => MulOp::Mul,
-            Alu::Min => MulOp::Min,
-            Alu::Max => MulOp::Max,
-            Alu::Gt => MulOp::Gt,
-            Alu::Ge => MulOp::Ge,
-            Alu::Eq => MulOp::Eq,
-            Alu::Ne => MulOp::Ne,
-            Alu::Not => MulOp::Not,
-            Alu::And => MulOp::And,
-            Alu::Or => MulOp::Or,
-            _ => return None,
-        })
-    }
-    /// The add-unit opcode, if the add units can execute it.
-    pub const fn acc_op(self) -> Option<AccOp> {
-        Some(match self {
-            Alu::Mov => AccOp::Mov,
-            Alu::Add => AccOp::Add,
-            Alu::Min => AccOp::Min,
-            Alu::Max => AccOp::Max,
-            Alu::Gt => AccOp::Gt,
-            Alu::Ge => AccOp::Ge,
-            Alu::Eq => AccOp::Eq,
-            Alu::Ne => AccOp::Ne,
-            Alu::Floor => AccOp::Floor,
-            Alu::Ceil => AccOp::Ceil,
-            Alu::Fract => AccOp::Fract,
-            Alu::Sum3 => AccOp::Sum3,
-            Alu::Sum4 => AccOp::Sum4,
-            Alu::DdxRaw => AccOp::DFdx,
-            Alu::DdyRaw => AccOp::DFdy,
-            _ => return None,
-        })
-    }
-    /// The combiner opcode, if the combiner executes it.
-    pub const fn combine_op(self) -> Option<CombineOp> {
-        Some(match self {
-            Alu::Rcp => CombineOp::Rcp,
-            Alu::Rsqrt => CombineOp::Rsqrt,
-            Alu::Sqrt => CombineOp::Sqrt,
-            Alu::Exp2 => CombineOp::Exp2,
-            Alu::Log2 => CombineOp::Log2,
-            Alu::Sin => CombineOp::Sin,
-            Alu::Cos => CombineOp::Cos,
-            _ => return None,
-        })
-    }
-    /// Units able to run the op at `width` components (scalar units only for width 1; the
-    /// combiner only for its scalar functions). Preferred first.
-    pub fn units(self, width: u8) -> SmallVec<[UnitKind; 4]> {
-        let mut u = SmallVec::new();
-        if self.combine_op().is_some() {
-            if width == 1 {
-                u.push(UnitKind::Combine);
-            }
-            return u;
-        }
-        let scalar = width == 1 && !matches!(self, Alu::Sum3 | Alu::Sum4);
-        if self.acc_op().is_some() && self.mul_op().is_some() {
-            // Either kind: prefer the scalar units, then the vec4 ones.
-            if scalar {
-                u.push(UnitKind::SAdd);
-                u.push(UnitKind::SMul);
-            }
-            u.push(UnitKind::VAdd);
-            u.push(UnitKind::VMul);
-        } else if self.acc_op().is_some() {
-            if scalar {
-                u.push(UnitKind::SAdd);
-            }
-            u.push(UnitKind::VAdd);
-        } else if self.mul_op().is_some() {
-            if scalar {
-                u.push(UnitKind::SMul);
-            }
-            u.push(UnitKind::VMul);
-        }
-        u
-    }
 }
 
 /// Where texture coordinates come from.
@@ -318,38 +218,6 @@ impl MOp {
             srcs: srcs.iter().copied().collect(),
             modifier: OutMod::None,
         }
-    }
-    /// Register values read.
-    pub fn reads(&self) -> impl Iterator<Item = VReg> + '_ {
-        let lod = match &self.kind {
-            Kind::Texture {
-                lod: Some((v, _, _)),
-                ..
-            } => Some(*v),
-            _ => None,
-        };
-        let coords = match &self.kind {
-            Kind::Texture {
-                coords: Coords::Reg(s),
-                ..
-            } => s.op.vreg(),
-            _ => None,
-        };
-        self.srcs
-            .iter()
-            .flat_map(|s| {
-                let off = match s.op {
-                    Operand::Uniform {
-                        offset: Some((v, _)),
-                        ..
-                    } => Some(v),
-                    _ => None,
-                };
-                [s.op.vreg(), off]
-            })
-            .flatten()
-            .chain(lod)
-            .chain(coords)
     }
     /// Component mask written in the destination.
     pub fn dst_mask(&self) -> u8 {
@@ -446,4 +314,107 @@ pub enum UniformUse {
     Temp {
         slot: u32,
     },
+}
+
+impl Cfg for Program {
+    fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+    fn succs(&self, b: usize) -> SmallVec<[usize; 2]> {
+        match &self.blocks[b].term {
+            Terminator::Jump(t) => smallvec![*t],
+            Terminator::Branch { then, els, .. } => smallvec![*then, *els],
+            Terminator::Exit { .. } | Terminator::Discard => SmallVec::new(),
+        }
+    }
+}
+
+impl CfgEdit for Program {
+    fn add_jump_block(&mut self, target: usize, like: usize) -> usize {
+        let depth = self.blocks[like].depth;
+        self.blocks.push(Block {
+            ops: Vec::new(),
+            term: Terminator::Jump(target),
+            depth,
+        });
+        self.blocks.len() - 1
+    }
+    fn retarget(&mut self, from: usize, old: usize, new: usize) {
+        match &mut self.blocks[from].term {
+            Terminator::Jump(t) => {
+                if *t == old {
+                    *t = new;
+                }
+            }
+            Terminator::Branch { then, els, .. } => {
+                if *then == old {
+                    *then = new;
+                }
+                if *els == old {
+                    *els = new;
+                }
+            }
+            Terminator::Exit { .. } | Terminator::Discard => {}
+        }
+    }
+}
+
+impl MachFunction for Program {
+    type Op = MOp;
+    fn ops(&self, b: usize) -> &[MOp] {
+        &self.blocks[b].ops
+    }
+    fn retain_ops(&mut self, b: usize, keep: &mut dyn FnMut(usize) -> bool) {
+        let mut i = 0;
+        self.blocks[b].ops.retain(|_| {
+            i += 1;
+            keep(i - 1)
+        });
+    }
+    /// A branch reads its condition; the exit reads the kill flag and every output.
+    fn terminator_uses(&self, b: usize, out: &mut Operands) {
+        let at_end = Slot::Stage(END_STAGE);
+        match &self.blocks[b].term {
+            Terminator::Branch { cond, .. } => use_at(
+                out,
+                cond.0,
+                1 << cond.1,
+                Slot::Stage(UnitKind::Branch.stage()),
+            ),
+            Terminator::Exit { kill } => {
+                if let Some(k) = kill {
+                    use_at(out, k.0, 1 << k.1, Slot::Stage(UnitKind::Branch.stage()));
+                }
+                for o in &self.outputs {
+                    let size = self.vregs[o.1 .0 as usize].size;
+                    use_at(out, o.1, ((1u16 << size) - 1) as u8, at_end);
+                }
+            }
+            Terminator::Jump(_) | Terminator::Discard => {}
+        }
+    }
+    fn num_vregs(&self) -> usize {
+        self.vregs.len()
+    }
+    fn vreg_size(&self, v: VReg) -> u8 {
+        self.vregs[v.0 as usize].size
+    }
+    fn remap_blocks(&mut self, map: &[Option<usize>]) {
+        let blocks = std::mem::take(&mut self.blocks);
+        for (i, mut b) in blocks.into_iter().enumerate() {
+            if map.get(i).copied().flatten().is_none() {
+                continue;
+            }
+            let m = |t: &mut usize| *t = map[*t].unwrap_or(usize::MAX);
+            match &mut b.term {
+                Terminator::Jump(t) => m(t),
+                Terminator::Branch { then, els, .. } => {
+                    m(then);
+                    m(els);
+                }
+                Terminator::Exit { .. } | Terminator::Discard => {}
+            }
+            self.blocks.push(b);
+        }
+    }
 }

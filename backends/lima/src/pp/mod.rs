@@ -12,8 +12,9 @@
 //! * [`encode`] — [`Instruction`]s → words (with program linking);
 //! * [`asm`] — text → [`Instruction`]s (the disassembler's syntax);
 //! * [`sim`] (+ `sim_units`, [`texture`]) — the quad simulator;
-//! * the compiler, [`target::LimaFp`]: [`lower`] → [`mir`] (machine ops on virtual registers) →
-//!   `mir_opt` (dead writes) → [`sched`] (instructions) → [`regalloc`] (registers, spilling) →
+//! * the compiler, [`target::LimaFp`]: [`lower`] → [`mir`] (machine ops on virtual registers;
+//!   [`facts`] says what each op reads, writes and runs on) → dead writes (generic, in
+//!   `irc_backend::machine`) → [`sched`] (instructions) → [`regalloc`] (registers, spilling) →
 //!   [`emit`] → [`encode`]; [`mbs`] writes the MBS1 container.
 
 pub mod asm;
@@ -22,12 +23,12 @@ pub mod decode;
 pub mod disasm;
 pub mod emit;
 pub mod encode;
+pub mod facts;
 pub mod instr;
 pub mod isa;
 pub mod lower;
 pub mod mbs;
 pub mod mir;
-mod mir_opt;
 pub mod reflection;
 pub mod regalloc;
 pub mod sched;

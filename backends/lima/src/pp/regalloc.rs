@@ -14,10 +14,13 @@
 //! conditions, texture coordinates, indices). Then the program is scheduled and allocated
 //! again (Mesa's ppir does the same, §13).
 
+use irc_backend::machine::spill::{block_weight, spill_cost, SpillStrategy};
+use irc_backend::machine::{self};
 use irc_backend::regalloc::{self, Access, Allocation, Point, RegFile, VReg, VRegInfo};
+use irc_backend::Diagnostic;
 use smallvec::SmallVec;
 
-use super::mir::{Alu, Coords, Kind, MOp, Operand, Program, Src, Terminator, UnitKind};
+use super::mir::{Alu, Coords, Kind, MOp, Operand, Program, Src, Terminator, UnitKind, END_STAGE};
 use super::sched::{BranchUse, SBlock};
 
 /// The PP register file.
@@ -25,90 +28,6 @@ pub const FILE: RegFile = RegFile {
     registers: 6,
     lanes: 4,
 };
-
-/// Stage of program-end reads.
-const END: u8 = 7;
-
-fn src_mask(s: &Src, lanes: usize) -> u8 {
-    match s.op {
-        Operand::Reg(_, swz) => swz[..lanes.clamp(1, 4)]
-            .iter()
-            .fold(0u8, |m, &c| m | (1 << (c & 3))),
-        _ => 0,
-    }
-}
-
-/// Register accesses of an op placed in `units`.
-fn op_accesses(op: &MOp, units: &[UnitKind], p: &mut Point) {
-    let stage_of = |i: usize| units.get(i).map_or(3, |u| u.stage());
-    let last = units.last().map_or(3, |u| u.stage());
-    let lanes = op.width as usize;
-    let use_src = |p: &mut Point, s: &Src, stage: u8, lanes: usize| {
-        if let Operand::Reg(v, _) = s.op {
-            p.uses.push(Access::new(v, stage, src_mask(s, lanes)));
-        }
-        if let Operand::Uniform {
-            offset: Some((v, c)),
-            ..
-        } = s.op
-        {
-            p.uses
-                .push(Access::new(v, UnitKind::Uniform.stage(), 1 << c));
-        }
-    };
-    match &op.kind {
-        Kind::Alu(Alu::Sum3 | Alu::Sum4) if op.srcs.len() == 2 => {
-            let n = if op.kind == Kind::Alu(Alu::Sum3) {
-                3
-            } else {
-                4
-            };
-            for s in &op.srcs {
-                use_src(p, s, stage_of(0), n);
-            }
-        }
-        Kind::Alu(Alu::Sum3) => use_src(p, &op.srcs[0], stage_of(0), 3),
-        Kind::Alu(Alu::Sum4) => use_src(p, &op.srcs[0], stage_of(0), 4),
-        Kind::Alu(_) | Kind::ScaleVec => {
-            for s in &op.srcs {
-                use_src(p, s, stage_of(0), lanes);
-            }
-        }
-        Kind::Mad => {
-            for (i, s) in op.srcs.iter().enumerate() {
-                use_src(p, s, if i < 2 { stage_of(0) } else { stage_of(1) }, lanes);
-            }
-        }
-        Kind::Select(_) => {
-            for (i, s) in op.srcs.iter().enumerate() {
-                if i < 2 {
-                    use_src(p, s, stage_of(0), 1);
-                } else {
-                    use_src(p, s, stage_of(1), lanes);
-                }
-            }
-        }
-        Kind::Varying { .. } | Kind::Special(_) => {}
-        Kind::Texture { coords, lod, .. } => {
-            if let Coords::Reg(s) = coords {
-                let n = 4;
-                use_src(p, s, UnitKind::Varying.stage(), n);
-            }
-            if let Some((v, c, _)) = lod {
-                p.uses
-                    .push(Access::new(*v, UnitKind::Sampler.stage(), 1 << c));
-            }
-        }
-        Kind::Spill { .. } => {
-            for s in &op.srcs {
-                use_src(p, s, UnitKind::TempWrite.stage(), 1);
-            }
-        }
-    }
-    if let Some(v) = op.dst {
-        p.defs.push(Access::new(v, last, op.dst_mask()));
-    }
-}
 
 /// The allocator's view of a scheduled program. `succs` are the machine blocks' successors.
 pub fn describe(p: &Program, blocks: &[SBlock], succs: &[Vec<usize>]) -> regalloc::Program {
@@ -118,7 +37,7 @@ pub fn describe(p: &Program, blocks: &[SBlock], succs: &[Vec<usize>]) -> regallo
         vregs: Vec::new(),
     };
     for (bi, b) in blocks.iter().enumerate() {
-        let weight = 10f32.powi(p.blocks.get(bi).map_or(0, |b| b.depth.min(6)) as i32);
+        let weight = block_weight(p.blocks.get(bi).map_or(0, |b| b.depth));
         let mut rb = regalloc::Block {
             points: Vec::with_capacity(b.instrs.len()),
             succs: succs.get(bi).cloned().unwrap_or_default(),
@@ -126,7 +45,7 @@ pub fn describe(p: &Program, blocks: &[SBlock], succs: &[Vec<usize>]) -> regallo
         for ins in &b.instrs {
             let mut pt = Point::default();
             for (op, units) in &ins.ops {
-                op_accesses(op, units, &mut pt);
+                machine::point(op, units, &mut pt);
             }
             match ins.branch {
                 Some(BranchUse::Branch {
@@ -141,7 +60,7 @@ pub fn describe(p: &Program, blocks: &[SBlock], succs: &[Vec<usize>]) -> regallo
             }
             for &v in &ins.exit_reads {
                 let size = p.vregs[v.0 as usize].size;
-                pt.uses.push(Access::new(v, END, (1u8 << size) - 1));
+                pt.uses.push(Access::new(v, END_STAGE, (1u8 << size) - 1));
             }
             for a in pt.uses.iter().chain(pt.defs.iter()) {
                 if let Some(c) = costs.get_mut(a.vreg.0 as usize) {
@@ -160,11 +79,7 @@ pub fn describe(p: &Program, blocks: &[SBlock], succs: &[Vec<usize>]) -> regallo
             size: d.size,
             lane0: d.lane0,
             fixed: None,
-            spill_cost: if d.no_spill {
-                f32::INFINITY
-            } else {
-                c.max(0.1) / f32::from(d.size)
-            },
+            spill_cost: spill_cost(c, d.size, d.no_spill),
         })
         .collect();
     out
@@ -322,4 +237,18 @@ fn reload_mov(p: &mut Program, out: &mut Vec<MOp>, slot: u32, v: VReg, c: u8) ->
 /// loads that write registers directly keep their placement.
 pub fn spillable(p: &Program, v: VReg) -> bool {
     !p.outputs.iter().any(|o| o.1 == v) && !p.vregs[v.0 as usize].no_spill
+}
+
+/// Lima PP's [`SpillStrategy`]: values go to the temporary stack ([`spill`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TempStack;
+
+impl SpillStrategy<Program> for TempStack {
+    fn spillable(&self, p: &Program, v: VReg) -> bool {
+        spillable(p, v)
+    }
+    fn spill(&mut self, p: &mut Program, v: VReg) -> Result<(), Diagnostic> {
+        spill(p, v);
+        Ok(())
+    }
 }

@@ -18,8 +18,11 @@
 //! earlier; otherwise into an instruction of its own.
 
 use half::f16;
+use irc_backend::machine::deps::deps;
 use irc_backend::regalloc::VReg;
 use smallvec::{smallvec, SmallVec};
+
+use super::facts::unit_options;
 
 use super::mir::{Alu, Kind, MOp, Operand, Program, Terminator, UniformUse, UnitKind};
 
@@ -74,43 +77,6 @@ impl Instr {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SBlock {
     pub instrs: Vec<Instr>,
-}
-
-/// Unit alternatives of an op (each a set of units used together).
-pub fn unit_options(op: &MOp) -> SmallVec<[SmallVec<[UnitKind; 3]>; 4]> {
-    use UnitKind::*;
-    match &op.kind {
-        Kind::Alu(a @ (Alu::Sum3 | Alu::Sum4)) if op.srcs.len() == 2 => {
-            let _ = a;
-            smallvec![smallvec![VMul, VAdd]]
-        }
-        Kind::Alu(a) => a
-            .units(op.width)
-            .into_iter()
-            .map(|u| smallvec![u])
-            .collect(),
-        Kind::Mad => {
-            if op.width == 1 {
-                smallvec![smallvec![SMul, SAdd], smallvec![VMul, VAdd]]
-            } else {
-                smallvec![smallvec![VMul, VAdd]]
-            }
-        }
-        Kind::Select(_) => {
-            if op.width == 1 {
-                smallvec![smallvec![SMul, SAdd], smallvec![SMul, VAdd]]
-            } else {
-                smallvec![smallvec![SMul, VAdd]]
-            }
-        }
-        Kind::ScaleVec => smallvec![smallvec![Combine]],
-        Kind::Varying { .. } | Kind::Special(_) => smallvec![smallvec![Varying]],
-        Kind::Texture { .. } => smallvec![
-            smallvec![Varying, Sampler, VMul],
-            smallvec![Varying, Sampler, VAdd]
-        ],
-        Kind::Spill { .. } => smallvec![smallvec![TempWrite]],
-    }
 }
 
 /// Constant scalars an op reads, per source (the lanes it actually uses).
@@ -240,76 +206,6 @@ impl Instr {
     pub fn branch_free(&self) -> bool {
         self.branch.is_none() && self.used & UnitKind::Combine.bit() == 0
     }
-}
-
-/// Dependence information of one block.
-struct Deps {
-    /// For each op, the ops that must be in strictly earlier instructions.
-    preds: Vec<Vec<usize>>,
-    /// Critical path length to the end of the block.
-    height: Vec<u32>,
-}
-
-fn writes(op: &MOp) -> Option<(VReg, u8)> {
-    op.dst.map(|v| (v, op.dst_mask()))
-}
-
-fn deps(ops: &[MOp]) -> Deps {
-    let n = ops.len();
-    let mut preds = vec![Vec::new(); n];
-    let mut last_write: rustc_hash::FxHashMap<VReg, Vec<(usize, u8)>> = Default::default();
-    let mut reads_since: rustc_hash::FxHashMap<VReg, Vec<usize>> = Default::default();
-    // Temporary-stack memory: reloads wait for the stores of their slot, stores for earlier
-    // reloads.
-    let mut stores: rustc_hash::FxHashMap<u32, Vec<usize>> = Default::default();
-    let mut loads: rustc_hash::FxHashMap<u32, Vec<usize>> = Default::default();
-    for (i, op) in ops.iter().enumerate() {
-        for s in &op.srcs {
-            if let Operand::Temp { slot, .. } = s.op {
-                if let Some(st) = stores.get(&slot) {
-                    preds[i].extend(st.iter().copied());
-                }
-                loads.entry(slot).or_default().push(i);
-            }
-        }
-        if let Kind::Spill { slot } = op.kind {
-            let slot = slot / 4;
-            if let Some(ld) = loads.get(&slot) {
-                preds[i].extend(ld.iter().copied().filter(|&r| r != i));
-            }
-            stores.entry(slot).or_default().push(i);
-        }
-        for v in op.reads() {
-            if let Some(ws) = last_write.get(&v) {
-                preds[i].extend(ws.iter().map(|w| w.0));
-            }
-        }
-        if let Some((v, mask)) = writes(op) {
-            if let Some(rs) = reads_since.get(&v) {
-                preds[i].extend(rs.iter().copied().filter(|&r| r != i));
-            }
-            let ws = last_write.entry(v).or_default();
-            for &(w, m) in ws.iter() {
-                if m & mask != 0 {
-                    preds[i].push(w);
-                }
-            }
-            ws.retain(|&(_, m)| m & !mask != 0);
-            ws.push((i, mask));
-        }
-        for v in op.reads() {
-            reads_since.entry(v).or_default().push(i);
-        }
-        preds[i].sort_unstable();
-        preds[i].dedup();
-    }
-    let mut height = vec![1u32; n];
-    for i in (0..n).rev() {
-        for &p in &preds[i] {
-            height[p] = height[p].max(height[i] + 1);
-        }
-    }
-    Deps { preds, height }
 }
 
 /// The last op index writing `v` in `ops`.

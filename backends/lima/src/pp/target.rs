@@ -1,13 +1,15 @@
 //! The `lima-fp` [`Target`]: IR (after the `opt:lima` pipeline) → PP machine code.
 //!
-//! Stages: [`super::lower`] (IR ops → unit ops on virtual registers), `mir_opt`
-//! (dead writes), [`super::sched`] (packing unit ops into instructions),
+//! Stages: [`super::lower`] (IR ops → unit ops on virtual registers), dead-write and
+//! unreachable-block removal ([`irc_backend::machine::dce`]), [`super::sched`] (packing unit ops into instructions),
 //! [`super::regalloc`] (6 vec4 registers; on failure spill and go back to scheduling), the
 //! allocation checker, then [`super::emit`] and the encoder. The disassembly in the
 //! [`Output`] is decoded back from the final words by the independent decoder.
 
+use irc_backend::machine::dce;
+use irc_backend::machine::spill::{self, Attempts, Schedulable};
 use irc_backend::output::bytes_of;
-use irc_backend::regalloc::{self as ra, VReg};
+use irc_backend::regalloc as ra;
 use irc_backend::{
     CompileOptions, Container, Diagnostic, Diagnostics, LegacyMul, OptionSpec, Oracle, Output,
     OutputBinding, Pipeline, PipelineKind, Section, Stats, Target, TargetCaps, TargetPart,
@@ -17,7 +19,7 @@ use irc_ir::{Module, ShaderStage};
 
 use super::mir::{Kind, Operand, Program, UnitKind};
 use super::sched::SBlock;
-use super::{decode, disasm, emit, encode, lower, mir_opt, regalloc, sched};
+use super::{decode, disasm, emit, encode, facts, lower, regalloc, sched};
 
 /// The Mali-200/400 fragment processor target.
 #[derive(Debug, Clone, Copy, Default)]
@@ -98,83 +100,52 @@ fn internal(msg: impl Into<String>) -> Diagnostic {
     Diagnostic::internal(None, msg)
 }
 
-/// Schedules and allocates, spilling until the program fits.
+/// The scheduled program: blocks of instructions, and whether a shared discard instruction
+/// follows them.
+type Scheduled = (Vec<SBlock>, bool);
+
+impl Schedulable for Program {
+    type Attempt = usize;
+    type Schedule = Scheduled;
+    fn schedule(&self, window: usize) -> Result<Scheduled, Diagnostic> {
+        sched::schedule(self, window).map_err(internal)
+    }
+    fn describe(&self, (blocks, _): &Scheduled) -> ra::Program {
+        regalloc::describe(self, blocks, &self.succs())
+    }
+}
+
+/// Schedules and allocates, spilling to the temporary stack until the program fits. Wide
+/// scheduling windows pack more ops per instruction, narrow ones keep fewer values alive: each
+/// round tries them in turn before spilling (the widest only in the first round).
 fn schedule_and_allocate(
     prog: &mut Program,
     options: &CompileOptions,
 ) -> Result<(Vec<SBlock>, bool, ra::Allocation, ra::Program), Diagnostic> {
-    for _ in 0..options.get_u32(&FORCE_SPILLS) {
-        let Some(v) = cheapest_spill(prog) else { break };
-        regalloc::spill(prog, v);
-    }
-    for round in 0..MAX_SPILL_ROUNDS {
-        // Wide scheduling windows pack more ops per instruction; narrow ones keep fewer values
-        // alive. Try them in turn before spilling.
-        let mut failure = None;
-        let windows = if round == 0 {
-            &WINDOWS[..]
-        } else {
-            &WINDOWS[1..]
-        };
-        for &window in windows {
-            let (blocks, discard) = sched::schedule(prog, window).map_err(internal)?;
-            let succs = prog.succs();
-            match regalloc::allocate(prog, &blocks, &succs) {
-                Ok((alloc, desc)) => return Ok((blocks, discard, alloc, desc)),
-                Err(e) => failure = Some(e),
-            }
-        }
-        let fail = failure.ok_or_else(|| internal("no allocation attempt"))?;
-        // One value at a time at first (spilling is costly), then more per round so that big
-        // shaders converge quickly.
-        let per_round = 1usize << (round / 3).min(5);
-        let picks: Vec<VReg> = fail
-            .spill_candidates
-            .iter()
-            .copied()
-            .filter(|&v| regalloc::spillable(prog, v))
-            .take(per_round)
-            .collect();
-        if picks.is_empty() {
-            return Err(Diagnostic::limit(format!(
-                "more values live at once than the 6 vec4 registers hold, and nothing left to \
-                 spill ({})",
-                fail.message
-            )));
-        }
-        for v in picks {
-            regalloc::spill(prog, v);
-        }
-    }
-    Err(Diagnostic::limit(format!(
-        "register allocation did not converge after {MAX_SPILL_ROUNDS} spill rounds"
-    )))
-}
-
-/// The spillable value with the fewest weighted accesses (for `force_spills`).
-fn cheapest_spill(prog: &Program) -> Option<VReg> {
-    let (blocks, _) = sched::schedule(prog, WINDOWS[0]).ok()?;
-    let desc = regalloc::describe(prog, &blocks, &prog.succs());
-    (0..prog.vregs.len() as u32)
-        .map(VReg)
-        .filter(|&v| regalloc::spillable(prog, v))
-        .filter(|&v| {
-            let c = desc.vregs[v.0 as usize].spill_cost;
-            c.is_finite() && c > 0.1
-        })
-        .min_by(|a, b| {
-            desc.vregs[a.0 as usize]
-                .spill_cost
-                .total_cmp(&desc.vregs[b.0 as usize].spill_cost)
-        })
+    let attempts = Attempts {
+        first: &WINDOWS[..],
+        retry: &WINDOWS[1..],
+        max_rounds: MAX_SPILL_ROUNDS,
+        growth_period: 3,
+        file_name: "the 6 vec4 registers",
+    };
+    let done = spill::schedule_and_allocate(
+        prog,
+        &regalloc::FILE,
+        &mut regalloc::TempStack,
+        &attempts,
+        options.get_u32(&FORCE_SPILLS),
+    )?;
+    let (blocks, discard) = done.schedule;
+    Ok((blocks, discard, done.allocation, done.program))
 }
 
 /// Compiles an optimized module.
 pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diagnostic> {
     let lowered = lower::lower(module)?;
     let mut prog = lowered.program;
-    mir_opt::remove_unreachable(&mut prog);
-    mir_opt::dead_writes(&mut prog);
+    dce::remove_unreachable(&mut prog);
+    dce::dead_writes(&mut prog, dce::Reads::WholeRegister);
     let (mut blocks, discard, alloc, desc) = schedule_and_allocate(&mut prog, options)?;
     ra::check(&regalloc::FILE, &desc, &alloc)
         .map_err(|e| internal(format!("register allocation check failed: {e}")))?;
@@ -270,7 +241,7 @@ fn lower_bound(prog: &Program) -> u32 {
             blocks += 1;
         }
         for op in &b.ops {
-            let opts = sched::unit_options(op);
+            let opts = facts::unit_options(op);
             let Some(first) = opts.first() else { continue };
             let common: Vec<UnitKind> = first
                 .iter()

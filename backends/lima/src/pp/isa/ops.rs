@@ -33,35 +33,11 @@ pub enum OpClass {
     Atan,
 }
 
-macro_rules! opcodes {
-    ($(#[$m:meta])* $name:ident {
-        $( $(#[$vm:meta])* $var:ident = $code:literal, $mn:literal, $srcs:literal, $class:ident; )*
-    }) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum $name { $( $(#[$vm])* $var = $code, )* }
-        impl $name {
-            /// Every opcode of the table.
-            pub const ALL: &'static [$name] = &[$($name::$var),*];
-            /// Decodes the opcode field; `None` for codes not in the table.
-            pub const fn from_bits(bits: u64) -> Option<Self> {
-                match bits { $($code => Some(Self::$var),)* _ => None }
-            }
-            /// The opcode field value.
-            pub const fn bits(self) -> u64 { self as u64 }
-            /// Disassembly mnemonic.
-            pub const fn mnemonic(self) -> &'static str { match self { $(Self::$var => $mn,)* } }
-            /// Number of register sources read.
-            pub const fn num_srcs(self) -> u32 { match self { $(Self::$var => $srcs,)* } }
-            /// Semantics class.
-            pub const fn class(self) -> OpClass { match self { $(Self::$var => OpClass::$class,)* } }
-        }
-    };
-}
+use irc_backend::opcodes;
 
 opcodes!(
     /// vec4 multiply and scalar multiply opcodes (identical tables), §5.
-    MulOp {
+    MulOp: OpClass {
     /// arg0 · arg1.
     Mul = 0x00, "mul", 2, Mul;
     /// arg0 · arg1 · 2 (shifted forms unverified).
@@ -107,7 +83,7 @@ impl MulOp {
 
 opcodes!(
     /// vec4 add and scalar add opcodes, §5 (sum3/sum4 are vec4 only).
-    AccOp {
+    AccOp: OpClass {
     Add = 0x00, "add", 2, Add;
     Fract = 0x04, "fract", 1, Round;
     Ne = 0x08, "ne", 2, Compare;
@@ -150,7 +126,7 @@ impl AccOp {
 
 opcodes!(
     /// Combiner scalar opcodes (bits 2–5 of the scalar and atan_pt1 forms), §5.
-    CombineOp {
+    CombineOp: OpClass {
     Rcp = 0, "rcp", 1, Transcendental;
     Mov = 1, "mov", 1, Move;
     Sqrt = 2, "sqrt", 1, Transcendental;

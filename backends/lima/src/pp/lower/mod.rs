@@ -9,8 +9,9 @@
 //!
 //! Control flow follows the IR's blocks one to one (after the IR is structured and in SSA
 //! form). Phis become virtual registers written by moves at the end of each predecessor
-//! (through temporaries when a move would clobber another phi's incoming value; critical edges
-//! get a block of their own). `Demote` sets a per-lane kill flag that the exit tests, so that a
+//! (through temporaries when a move would clobber another phi's incoming value; edges from a
+//! branching block get a block of their own): the sequencing, the edge blocks and the loop
+//! depths come from `irc_backend::machine::{copies, cfg}`. `Demote` sets a per-lane kill flag that the exit tests, so that a
 //! demoted lane keeps computing derivatives for its quad exactly like the IR says.
 //!
 //! What cannot be expressed yields a [`Diagnostic`] naming the op (integers that survived the
@@ -20,6 +21,8 @@ mod io;
 mod ops;
 
 use half::f16;
+use irc_backend::machine::cfg::{depths_from_ranges, edge_block};
+use irc_backend::machine::copies::{self, Step, Strategy};
 use irc_backend::regalloc::VReg;
 use irc_backend::{Diagnostic, IoSource, Reflection};
 use irc_ir::analysis::cfg::{self, Block as IrBlock, Cfg};
@@ -210,15 +213,17 @@ impl<'a> Lower<'a> {
             .enumerate()
             .map(|(i, &b)| (self.cfg.label(b), i))
             .collect();
-        for (i, &b) in blocks.iter().enumerate() {
-            if let Some((Construct::StructuredLoop, Some(merge), _)) =
-                cfg::construct(self.m, self.cfg.label(b))
-            {
-                let end = index.get(&merge).copied().unwrap_or(blocks.len());
-                for blk in &mut self.prog.blocks[i..end.max(i)] {
-                    blk.depth += 1;
+        let loops = blocks.iter().enumerate().filter_map(|(i, &b)| {
+            match cfg::construct(self.m, self.cfg.label(b)) {
+                Some((Construct::StructuredLoop, Some(merge), _)) => {
+                    Some((i, index.get(&merge).copied().unwrap_or(blocks.len())))
                 }
+                _ => None,
             }
+        });
+        let depths = depths_from_ranges(self.prog.blocks.len(), loops);
+        for (blk, d) in self.prog.blocks.iter_mut().zip(depths) {
+            blk.depth += d;
         }
     }
 
@@ -383,60 +388,38 @@ impl<'a> Lower<'a> {
                         copies.push((v, c as u8, *s));
                     }
                 }
-                // Where do the moves go: the predecessor's end, or a new block on a critical
-                // edge.
-                let succ_count = match &self.prog.blocks[pi].term {
-                    Terminator::Branch { .. } => 2,
-                    _ => 1,
-                };
-                self.cur = if succ_count > 1 {
-                    let nb = self.prog.blocks.len();
-                    self.prog.blocks.push(mir::Block {
-                        ops: Vec::new(),
-                        term: Terminator::Jump(si),
-                        depth: self.prog.blocks[si].depth,
-                    });
-                    if let Terminator::Branch { then, els, .. } = &mut self.prog.blocks[pi].term {
-                        if *then == si {
-                            *then = nb;
-                        }
-                        if *els == si {
-                            *els = nb;
-                        }
-                    }
-                    nb
-                } else {
-                    pi
-                };
+                // The moves go at the predecessor's end, or in a new block on the edge when
+                // the predecessor branches.
+                self.cur = edge_block(&mut self.prog, pi, si);
                 self.parallel_moves(&copies);
             }
         }
         Ok(())
     }
 
-    /// Emits `dst.c := src` for all copies as if simultaneously.
+    /// Emits `dst.c := src` for all copies as if simultaneously: every source that reads a
+    /// phi register goes through a temporary first ([`Strategy::SaveConflicts`]).
     fn parallel_moves(&mut self, copies: &[(VReg, u8, Src)]) {
-        let dsts: Vec<VReg> = copies.iter().map(|c| c.0).collect();
+        let pairs: Vec<(VReg, Src)> = copies.iter().map(|c| (c.0, c.2)).collect();
+        let reads = |s: &Src, d: &VReg| matches!(s.op, Operand::Reg(v, _) if v == *d);
         let mut srcs: Vec<Src> = copies.iter().map(|c| c.2).collect();
-        for s in &mut srcs {
-            if let Operand::Reg(v, swz) = s.op {
-                if dsts.contains(&v) {
-                    let t = self.emit_value(MOp::alu(
-                        Alu::Mov,
-                        VReg(0),
-                        0,
-                        1,
-                        &[Src::new(Operand::Reg(v, swz))],
-                    ));
-                    s.op = t[0].op;
+        for step in copies::sequence(&pairs, reads, Strategy::SaveConflicts) {
+            match step {
+                Step::Save(i) => {
+                    // A plain copy: the modifiers stay on the move.
+                    let plain = Src::new(srcs[i].op);
+                    let t = self.emit_value(MOp::alu(Alu::Mov, VReg(0), 0, 1, &[plain]));
+                    srcs[i].op = t[0].op;
+                }
+                Step::Move(i) => {
+                    let (v, c, _) = copies[i];
+                    let s = srcs[i];
+                    if s.op == Operand::reg(v, c) && !s.abs && !s.neg {
+                        continue;
+                    }
+                    self.emit(MOp::alu(Alu::Mov, v, c, 1, &[s]));
                 }
             }
-        }
-        for ((v, c, _), s) in copies.iter().zip(srcs) {
-            if s.op == Operand::reg(*v, *c) && !s.abs && !s.neg {
-                continue;
-            }
-            self.emit(MOp::alu(Alu::Mov, *v, *c, 1, &[s]));
         }
     }
 

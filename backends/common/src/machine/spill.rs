@@ -1,0 +1,187 @@
+//! The schedule → allocate → spill driver.
+//!
+//! Scheduling decides how many values are alive at once, allocation whether they fit, and
+//! when they do not, something must give: a value is spilled (stored to memory after its
+//! writes and reloaded before its reads), rematerialized, or its live range split — or the
+//! program is over the target's limit. [`schedule_and_allocate`] runs the loop:
+//!
+//! 1. `force_spills` times, spill the cheapest spillable value first (a test knob that makes
+//!    the spill path run on small programs);
+//! 2. each round, schedule with every [`Attempts`] entry in turn (round 0 uses
+//!    [`Attempts::first`], later rounds [`Attempts::retry`]) and allocate; the first success
+//!    wins;
+//! 3. when every attempt failed, hand the allocator's spill candidates (best first, filtered
+//!    by [`SpillStrategy::spillable`]) to [`SpillStrategy::spill`]: one per round at first,
+//!    then twice as many every [`Attempts::growth_period`] rounds (up to 32), so that large
+//!    programs converge quickly; no candidate left means the program is over the limit.
+//!
+//! What "spill" means is the strategy's business: Lima stores to its temporary stack;
+//! targets without memory answer with [`NoSpill`] (a clear [`Diagnostic::limit`]) or a
+//! rematerializing strategy of their own.
+
+use crate::regalloc::{self, AllocFailure, Allocation, RegFile, VReg};
+use crate::Diagnostic;
+
+/// A machine program the driver can schedule and describe to the allocator.
+pub trait Schedulable {
+    /// Scheduling parameter tried in turn (a window size, a heuristic …).
+    type Attempt: Copy;
+    /// A scheduled program.
+    type Schedule;
+    /// Schedules the program.
+    fn schedule(&self, attempt: Self::Attempt) -> Result<Self::Schedule, Diagnostic>;
+    /// The allocator's view of a schedule (points, stages, spill costs).
+    fn describe(&self, schedule: &Self::Schedule) -> regalloc::Program;
+}
+
+/// How a target makes room when allocation fails.
+pub trait SpillStrategy<P> {
+    /// Whether `v` may be spilled (false for outputs read from fixed registers, reload
+    /// temporaries, …).
+    fn spillable(&self, p: &P, v: VReg) -> bool;
+    /// Rewrites `p` so that `v` no longer occupies a register across its whole life.
+    fn spill(&mut self, p: &mut P, v: VReg) -> Result<(), Diagnostic>;
+}
+
+/// For targets without memory to spill to: nothing is spillable, so a failed allocation is a
+/// [`Diagnostic::limit`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoSpill;
+
+impl<P> SpillStrategy<P> for NoSpill {
+    fn spillable(&self, _: &P, _: VReg) -> bool {
+        false
+    }
+    fn spill(&mut self, _: &mut P, v: VReg) -> Result<(), Diagnostic> {
+        Err(Diagnostic::limit(format!(
+            "{v} does not fit in the registers and the target has no memory to spill to"
+        )))
+    }
+}
+
+/// The driver's parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct Attempts<'a, A> {
+    /// Scheduling attempts of round 0, in order.
+    pub first: &'a [A],
+    /// Scheduling attempts of later rounds.
+    pub retry: &'a [A],
+    /// Most spill rounds before giving up.
+    pub max_rounds: usize,
+    /// Spills per round double every this many rounds.
+    pub growth_period: usize,
+    /// What the register file is, for messages ("the 6 vec4 registers").
+    pub file_name: &'a str,
+}
+
+/// A successful allocation.
+#[derive(Debug, Clone)]
+pub struct Allocated<S> {
+    pub schedule: S,
+    pub allocation: Allocation,
+    /// The allocator's program (for the checker).
+    pub program: regalloc::Program,
+}
+
+/// Runs the loop of the module documentation.
+pub fn schedule_and_allocate<P, S>(
+    p: &mut P,
+    file: &RegFile,
+    strategy: &mut S,
+    attempts: &Attempts<'_, P::Attempt>,
+    force_spills: u32,
+) -> Result<Allocated<P::Schedule>, Diagnostic>
+where
+    P: Schedulable,
+    S: SpillStrategy<P>,
+{
+    for _ in 0..force_spills {
+        let Some(v) = cheapest_spill(p, strategy, attempts) else {
+            break;
+        };
+        strategy.spill(p, v)?;
+    }
+    for round in 0..attempts.max_rounds {
+        let mut failure: Option<AllocFailure> = None;
+        let tries = if round == 0 {
+            attempts.first
+        } else {
+            attempts.retry
+        };
+        for &attempt in tries {
+            let schedule = p.schedule(attempt)?;
+            let program = p.describe(&schedule);
+            match regalloc::allocate(file, &program) {
+                Ok(allocation) => {
+                    return Ok(Allocated {
+                        schedule,
+                        allocation,
+                        program,
+                    })
+                }
+                Err(e) => failure = Some(e),
+            }
+        }
+        let fail = failure.ok_or_else(|| Diagnostic::internal(None, "no allocation attempt"))?;
+        let per_round = 1usize << (round / attempts.growth_period.max(1)).min(5);
+        let picks: Vec<VReg> = fail
+            .spill_candidates
+            .iter()
+            .copied()
+            .filter(|&v| strategy.spillable(p, v))
+            .take(per_round)
+            .collect();
+        if picks.is_empty() {
+            return Err(Diagnostic::limit(format!(
+                "more values live at once than {} hold, and nothing left to spill ({})",
+                attempts.file_name, fail.message
+            )));
+        }
+        for v in picks {
+            strategy.spill(p, v)?;
+        }
+    }
+    Err(Diagnostic::limit(format!(
+        "register allocation did not converge after {} spill rounds",
+        attempts.max_rounds
+    )))
+}
+
+/// The spillable value with the lowest finite spill cost above the floor of 0.1 (values never
+/// accessed cost the floor), scheduled with the first attempt.
+fn cheapest_spill<P, S>(p: &P, strategy: &S, attempts: &Attempts<'_, P::Attempt>) -> Option<VReg>
+where
+    P: Schedulable,
+    S: SpillStrategy<P>,
+{
+    let schedule = p.schedule(*attempts.first.first()?).ok()?;
+    let desc = p.describe(&schedule);
+    (0..desc.vregs.len() as u32)
+        .map(VReg)
+        .filter(|&v| strategy.spillable(p, v))
+        .filter(|&v| {
+            let c = desc.vregs[v.index()].spill_cost;
+            c.is_finite() && c > 0.1
+        })
+        .min_by(|a, b| {
+            desc.vregs[a.index()]
+                .spill_cost
+                .total_cmp(&desc.vregs[b.index()].spill_cost)
+        })
+}
+
+/// Spill costs in the usual shape: every access of a value counts `10^depth` (depth capped
+/// at 6) for the block it is in, divided by the value's size; values that must not spill cost
+/// infinity.
+pub fn spill_cost(accesses: f32, size: u8, no_spill: bool) -> f32 {
+    if no_spill {
+        f32::INFINITY
+    } else {
+        accesses.max(0.1) / f32::from(size)
+    }
+}
+
+/// Block weight for [`spill_cost`]: `10^min(depth, 6)`.
+pub fn block_weight(depth: u32) -> f32 {
+    10f32.powi(depth.min(6) as i32)
+}

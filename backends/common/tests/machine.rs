@@ -1,0 +1,608 @@
+//! The generic machine layer on a toy machine ([`toy`]): parallel copies executed move by move,
+//! CFG helpers on small graphs, dead-write and unreachable-block removal, the dependence graph,
+//! and the schedule → allocate → spill driver spilling for real (the allocated, spilled
+//! program must compute what the original computed).
+
+mod toy;
+
+use irc_backend::machine::cfg::{
+    depths_from_ranges, edge_block, idoms, loop_depths, preds, reachable, split_critical_edges, Cfg,
+};
+use irc_backend::machine::copies::{sequence, Step, Strategy};
+use irc_backend::machine::dce::{dead_writes, remove_unreachable, Reads};
+use irc_backend::machine::deps::deps;
+use irc_backend::machine::spill::{
+    block_weight, schedule_and_allocate, spill_cost, Attempts, NoSpill, Schedulable, SpillStrategy,
+};
+use irc_backend::machine::{point, MachFunction};
+use irc_backend::regalloc::{self, check, Point, RegFile, VReg, VRegInfo};
+use irc_backend::{Diagnostic, DiagnosticKind};
+use toy::{run, ToyFn, ToyOp, ToyTerm};
+
+// ---------------------------------------------------------------------------------------------
+// Parallel copies
+
+/// A copy source: a register or a constant.
+#[derive(Debug, Clone, Copy)]
+enum Src {
+    Reg(usize),
+    Const(i64),
+}
+
+/// Executes the steps on `regs` with temporaries, the way a backend emits them.
+fn execute(copies: &[(usize, Src)], steps: &[Step], regs: &mut [i64]) {
+    let mut temps = vec![None; copies.len()];
+    let read = |regs: &[i64], s: Src| match s {
+        Src::Reg(r) => regs[r],
+        Src::Const(k) => k,
+    };
+    let mut moved = vec![false; copies.len()];
+    for &step in steps {
+        match step {
+            Step::Save(i) => {
+                assert!(temps[i].is_none(), "copy {i} saved twice");
+                temps[i] = Some(read(regs, copies[i].1));
+            }
+            Step::Move(i) => {
+                assert!(!moved[i], "copy {i} moved twice");
+                moved[i] = true;
+                regs[copies[i].0] = temps[i].unwrap_or_else(|| read(regs, copies[i].1));
+            }
+        }
+    }
+    assert!(moved.iter().all(|&m| m), "a copy was never performed");
+}
+
+/// The simultaneous semantics.
+fn parallel(copies: &[(usize, Src)], regs: &[i64]) -> Vec<i64> {
+    let mut out = regs.to_vec();
+    for &(d, s) in copies {
+        out[d] = match s {
+            Src::Reg(r) => regs[r],
+            Src::Const(k) => k,
+        };
+    }
+    out
+}
+
+fn reads(s: &Src, d: &usize) -> bool {
+    matches!(s, Src::Reg(r) if r == d)
+}
+
+fn check_copies(copies: &[(usize, Src)], nregs: usize) -> [usize; 2] {
+    let init: Vec<i64> = (0..nregs as i64).map(|i| 100 + i).collect();
+    let want = parallel(copies, &init);
+    let mut saves = [0; 2];
+    for (k, strategy) in [Strategy::SaveConflicts, Strategy::Minimal]
+        .into_iter()
+        .enumerate()
+    {
+        let steps = sequence(copies, reads, strategy);
+        let mut regs = init.clone();
+        execute(copies, &steps, &mut regs);
+        assert_eq!(regs, want, "{strategy:?} on {copies:?}: {steps:?}");
+        saves[k] = steps.iter().filter(|s| matches!(s, Step::Save(_))).count();
+    }
+    saves
+}
+
+#[test]
+fn parallel_copies_swap_rotate_and_fan_out() {
+    use Src::*;
+    // Swap: one temporary when minimal, two when saving every conflict.
+    assert_eq!(check_copies(&[(0, Reg(1)), (1, Reg(0))], 2), [2, 1]);
+    // A 4-cycle plus a constant and a fan-out of register 0.
+    let rot = [
+        (0, Reg(1)),
+        (1, Reg(2)),
+        (2, Reg(3)),
+        (3, Reg(0)),
+        (4, Const(7)),
+        (5, Reg(0)),
+    ];
+    assert_eq!(check_copies(&rot, 6)[1], 1);
+    // A chain needs no temporary when ordered.
+    assert_eq!(
+        check_copies(&[(0, Reg(1)), (1, Reg(2)), (2, Reg(3))], 4)[1],
+        0
+    );
+    // A self-copy and an empty copy.
+    assert_eq!(check_copies(&[(0, Reg(0))], 1)[1], 0);
+    assert_eq!(check_copies(&[], 1), [0, 0]);
+}
+
+#[test]
+fn parallel_copies_random_permutations() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for _ in 0..500 {
+        let n = 1 + next(7);
+        // Distinct destinations, arbitrary sources (registers or constants).
+        let mut dsts: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            dsts.swap(i, next(i + 1));
+        }
+        let k = 1 + next(n);
+        let copies: Vec<(usize, Src)> = dsts[..k]
+            .iter()
+            .map(|&d| {
+                let s = if next(5) == 0 {
+                    Src::Const(next(50) as i64)
+                } else {
+                    Src::Reg(next(n))
+                };
+                (d, s)
+            })
+            .collect();
+        check_copies(&copies, n);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CFG helpers
+
+fn jump(f: &mut ToyFn, to: usize) -> usize {
+    f.block(vec![], ToyTerm::Jump(to))
+}
+
+fn branch(f: &mut ToyFn, cond: VReg, then: usize, els: usize) -> usize {
+    f.block(vec![], ToyTerm::Branch { cond, then, els })
+}
+
+/// 0: branch 1 / 3; 1: branch 2 / 3 (inner loop header 2 ↔ 2); 2: branch 2 / 3; 3: ret.
+fn loopy() -> ToyFn {
+    let mut f = ToyFn::default();
+    let c = f.vreg(1);
+    branch(&mut f, c, 1, 3);
+    branch(&mut f, c, 2, 3);
+    branch(&mut f, c, 2, 3);
+    f.block(vec![], ToyTerm::Ret { result: None });
+    f
+}
+
+#[test]
+fn critical_edges_are_split() {
+    let mut f = loopy();
+    // Critical: every edge into 2 (preds 1, 2) or 3 (preds 0, 1, 2); 0→1 is not.
+    let split = split_critical_edges(&mut f);
+    let pairs: Vec<(usize, usize)> = split.iter().map(|&(p, s, _)| (p, s)).collect();
+    assert_eq!(pairs, [(0, 3), (1, 2), (1, 3), (2, 2), (2, 3)]);
+    // Every new block jumps to the old successor and is the only way there from the pred.
+    for &(p, s, nb) in &split {
+        assert_eq!(f.succs(nb).as_slice(), &[s]);
+        assert!(f.succs(p).contains(&nb) && !f.succs(p).contains(&s));
+    }
+    // No critical edge is left.
+    let pr = preds(&f);
+    for b in 0..f.num_blocks() {
+        if f.succs(b).len() > 1 {
+            assert!(f.succs(b).iter().all(|&s| pr[s].len() == 1));
+        }
+    }
+}
+
+#[test]
+fn edge_blocks_only_for_branching_predecessors() {
+    let mut f = ToyFn::default();
+    let c = f.vreg(1);
+    branch(&mut f, c, 1, 2);
+    jump(&mut f, 2);
+    f.block(vec![], ToyTerm::Ret { result: None });
+    assert_eq!(edge_block(&mut f, 1, 2), 1);
+    let nb = edge_block(&mut f, 0, 2);
+    assert_eq!(nb, 3);
+    assert_eq!(f.succs(0).as_slice(), &[1, 3]);
+    assert_eq!(f.succs(3).as_slice(), &[2]);
+}
+
+#[test]
+fn dominators_and_loop_depths() {
+    let f = loopy();
+    assert_eq!(idoms(&f), [None, Some(0), Some(1), Some(0)]);
+    assert_eq!(loop_depths(&f), [0, 0, 1, 0]);
+    // Nested: 0 → 1 (outer header) → 2 (inner header) → 3 (latch of both: branch 2 / 4),
+    // 4: branch 1 / 5, 5: ret; 6 unreachable.
+    let mut g = ToyFn::default();
+    let c = g.vreg(1);
+    jump(&mut g, 1);
+    jump(&mut g, 2);
+    jump(&mut g, 3);
+    branch(&mut g, c, 2, 4);
+    branch(&mut g, c, 1, 5);
+    g.block(vec![], ToyTerm::Ret { result: None });
+    jump(&mut g, 1);
+    assert_eq!(loop_depths(&g), [0, 1, 2, 2, 1, 0, 0]);
+    assert_eq!(reachable(&g), [true, true, true, true, true, true, false]);
+    assert_eq!(depths_from_ranges(6, [(1, 5), (2, 4)]), [0, 1, 2, 2, 1, 0]);
+    assert_eq!(depths_from_ranges(3, [(1, 9)]), [0, 1, 1]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dead writes and unreachable blocks
+
+#[test]
+fn dead_writes_cascade_and_respect_side_effects() {
+    let mut f = ToyFn::default();
+    let [a, b, c, d, e] = [(); 5].map(|_| f.vreg(1));
+    let ops = vec![
+        ToyOp::Const {
+            dst: a,
+            comp: 0,
+            value: 1,
+        },
+        ToyOp::Const {
+            dst: b,
+            comp: 0,
+            value: 2,
+        }, // dead
+        ToyOp::Add { dst: c, a, b: a },
+        ToyOp::Const {
+            dst: d,
+            comp: 0,
+            value: 3,
+        }, // dead once e's add is gone
+        ToyOp::Add { dst: e, a: d, b: d }, // dead
+        ToyOp::Store { slot: 0, src: a },  // side effect: stays
+        ToyOp::Out { src: c, comp: 0 },
+    ];
+    f.block(ops, ToyTerm::Ret { result: None });
+    let before = run(&f, None, 100);
+    assert_eq!(dead_writes(&mut f, Reads::Lanes), 3);
+    assert_eq!(f.ops(0).len(), 4);
+    assert_eq!(run(&f, None, 100), before);
+}
+
+#[test]
+fn dead_writes_per_component_or_whole_register() {
+    let build = || {
+        let mut f = ToyFn::default();
+        let v = f.vreg(2);
+        let c = f.vreg(1);
+        let entry = vec![
+            ToyOp::Const {
+                dst: v,
+                comp: 0,
+                value: 4,
+            },
+            ToyOp::Const {
+                dst: v,
+                comp: 1,
+                value: 5,
+            }, // only .x is read
+            ToyOp::Const {
+                dst: c,
+                comp: 0,
+                value: 1,
+            },
+        ];
+        f.block(
+            entry,
+            ToyTerm::Branch {
+                cond: c,
+                then: 1,
+                els: 2,
+            },
+        );
+        // Block 1 reads v.x on one path only.
+        f.block(vec![ToyOp::Out { src: v, comp: 0 }], ToyTerm::Jump(2));
+        f.block(vec![], ToyTerm::Ret { result: Some(c) });
+        f
+    };
+    let mut lanes = build();
+    assert_eq!(dead_writes(&mut lanes, Reads::Lanes), 1);
+    assert_eq!(run(&lanes, None, 100), run(&build(), None, 100));
+    let mut whole = build();
+    assert_eq!(dead_writes(&mut whole, Reads::WholeRegister), 0);
+}
+
+#[test]
+fn unreachable_blocks_are_removed_and_renumbered() {
+    let mut f = ToyFn::default();
+    let c = f.vreg(1);
+    let out = |value| {
+        vec![
+            ToyOp::Const {
+                dst: c,
+                comp: 0,
+                value,
+            },
+            ToyOp::Out { src: c, comp: 0 },
+        ]
+    };
+    f.block(out(1), ToyTerm::Jump(2));
+    f.block(out(2), ToyTerm::Jump(3)); // unreachable
+    f.block(out(3), ToyTerm::Jump(4));
+    f.block(out(4), ToyTerm::Jump(2)); // unreachable
+    f.block(out(5), ToyTerm::Ret { result: None });
+    let before = run(&f, None, 100);
+    assert!(remove_unreachable(&mut f));
+    assert_eq!(f.num_blocks(), 3);
+    assert_eq!(f.blocks[0].term, ToyTerm::Jump(1));
+    assert_eq!(f.blocks[1].term, ToyTerm::Jump(2));
+    assert_eq!(run(&f, None, 100), before);
+    assert!(!remove_unreachable(&mut f));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dependence graph
+
+#[test]
+fn dependences_follow_registers_and_memory() {
+    let mut f = ToyFn::default();
+    let [a, b, c, d] = [(); 4].map(|_| f.vreg(1));
+    let ops = vec![
+        ToyOp::Const {
+            dst: a,
+            comp: 0,
+            value: 1,
+        }, // 0
+        ToyOp::Const {
+            dst: b,
+            comp: 0,
+            value: 2,
+        }, // 1
+        ToyOp::Add { dst: c, a, b }, // 2: reads 0, 1
+        ToyOp::Const {
+            dst: a,
+            comp: 0,
+            value: 3,
+        }, // 3: after 0 (WAW) and 2 (WAR)
+        ToyOp::Store { slot: 0, src: c }, // 4: reads 2
+        ToyOp::Load { dst: d, slot: 0 }, // 5: after the store
+        ToyOp::Store { slot: 0, src: a }, // 6: reads 3, after the load
+        ToyOp::Out { src: d, comp: 0 }, // 7: reads 5
+    ];
+    let g = deps(&ops);
+    let want: [&[usize]; 8] = [&[], &[], &[0, 1], &[0, 2], &[2], &[4], &[3, 5], &[5]];
+    for (i, w) in want.iter().enumerate() {
+        assert_eq!(g.preds[i], *w, "op {i}");
+    }
+    assert_eq!(g.height, [5, 5, 4, 2, 3, 2, 1, 1]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schedule → allocate → spill
+
+/// One op per point; spill costs weighted by loop depth.
+impl Schedulable for ToyFn {
+    type Attempt = ();
+    type Schedule = ();
+    fn schedule(&self, (): ()) -> Result<(), Diagnostic> {
+        Ok(())
+    }
+    fn describe(&self, (): &()) -> regalloc::Program {
+        let mut costs = vec![0f32; self.sizes.len()];
+        let mut out = regalloc::Program::default();
+        for (b, blk) in self.blocks.iter().enumerate() {
+            let mut points: Vec<Point> = blk
+                .ops
+                .iter()
+                .map(|op| {
+                    let mut pt = Point::default();
+                    point(op, &[], &mut pt);
+                    pt
+                })
+                .collect();
+            let mut end = Point::default();
+            let mut ops = Default::default();
+            self.terminator_uses(b, &mut ops);
+            for o in &ops {
+                end.uses.push(regalloc::Access::new(o.vreg, 0, o.mask));
+            }
+            points.push(end);
+            for pt in &points {
+                for a in pt.uses.iter().chain(&pt.defs) {
+                    costs[a.vreg.index()] += block_weight(blk.depth);
+                }
+            }
+            out.blocks.push(regalloc::Block {
+                points,
+                succs: self.succs(b).into_vec(),
+            });
+        }
+        out.vregs = self
+            .sizes
+            .iter()
+            .zip(&costs)
+            .zip(&self.no_spill)
+            .map(|((&size, &c), &ns)| VRegInfo {
+                spill_cost: spill_cost(c, size, ns),
+                ..VRegInfo::new(size)
+            })
+            .collect();
+        out
+    }
+}
+
+/// Spills to toy memory: a store after every write, a load into a fresh register before
+/// every read.
+struct ToyMemory {
+    spilled: Vec<VReg>,
+}
+
+impl SpillStrategy<ToyFn> for ToyMemory {
+    fn spillable(&self, p: &ToyFn, v: VReg) -> bool {
+        !p.no_spill[v.index()]
+    }
+    fn spill(&mut self, p: &mut ToyFn, v: VReg) -> Result<(), Diagnostic> {
+        self.spilled.push(v);
+        let slot = p.slots;
+        p.slots += 1;
+        p.no_spill[v.index()] = true;
+        for b in 0..p.blocks.len() {
+            let ops = std::mem::take(&mut p.blocks[b].ops);
+            let mut out = Vec::new();
+            let reload = |p: &mut ToyFn, out: &mut Vec<ToyOp>| {
+                let t = p.vreg(1);
+                p.no_spill[t.index()] = true;
+                out.push(ToyOp::Load { dst: t, slot });
+                t
+            };
+            for mut op in ops {
+                match &mut op {
+                    ToyOp::Add { a, b, .. } if *a == v || *b == v => {
+                        let t = reload(p, &mut out);
+                        *a = if *a == v { t } else { *a };
+                        *b = if *b == v { t } else { *b };
+                    }
+                    ToyOp::Out { src, .. } | ToyOp::Store { src, .. } if *src == v => {
+                        *src = reload(p, &mut out);
+                    }
+                    _ => {}
+                }
+                let wrote = matches!(op, ToyOp::Const { dst, .. } | ToyOp::Add { dst, .. } | ToyOp::Load { dst, .. } if dst == v);
+                out.push(op);
+                if wrote {
+                    out.push(ToyOp::Store { slot, src: v });
+                }
+            }
+            let reads_v = matches!(p.blocks[b].term,
+                ToyTerm::Branch { cond, .. } | ToyTerm::Ret { result: Some(cond) } if cond == v);
+            if reads_v {
+                let t = reload(p, &mut out);
+                if let ToyTerm::Branch { cond, .. } | ToyTerm::Ret { result: Some(cond) } =
+                    &mut p.blocks[b].term
+                {
+                    *cond = t;
+                }
+            }
+            p.blocks[b].ops = out;
+        }
+        Ok(())
+    }
+}
+
+/// Eight values all live at once, summed pairwise in reverse, in a loop run twice.
+fn pressure() -> ToyFn {
+    let mut f = ToyFn::default();
+    let vals: Vec<VReg> = (0..8).map(|_| f.vreg(1)).collect();
+    let (n, one, minus) = (f.vreg(1), f.vreg(1), f.vreg(1));
+    let mut entry: Vec<ToyOp> = vals
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| ToyOp::Const {
+            dst: v,
+            comp: 0,
+            value: 10 + i as i64,
+        })
+        .collect();
+    entry.push(ToyOp::Const {
+        dst: n,
+        comp: 0,
+        value: 2,
+    });
+    entry.push(ToyOp::Const {
+        dst: minus,
+        comp: 0,
+        value: -1,
+    });
+    f.block(entry, ToyTerm::Jump(1));
+    let mut body = Vec::new();
+    for w in vals.windows(2).rev() {
+        let s = f.vreg(1);
+        body.push(ToyOp::Add {
+            dst: s,
+            a: w[1],
+            b: w[0],
+        });
+        body.push(ToyOp::Out { src: s, comp: 0 });
+    }
+    body.push(ToyOp::Add {
+        dst: vals[0],
+        a: vals[0],
+        b: vals[7],
+    });
+    body.push(ToyOp::Add {
+        dst: n,
+        a: n,
+        b: minus,
+    });
+    body.push(ToyOp::Const {
+        dst: one,
+        comp: 0,
+        value: 1,
+    });
+    f.block(
+        body,
+        ToyTerm::Branch {
+            cond: n,
+            then: 1,
+            els: 2,
+        },
+    );
+    f.blocks[1].depth = 1;
+    f.block(
+        vec![ToyOp::Out {
+            src: vals[0],
+            comp: 0,
+        }],
+        ToyTerm::Ret { result: Some(one) },
+    );
+    f
+}
+
+const ATTEMPTS: Attempts<'static, ()> = Attempts {
+    first: &[()],
+    retry: &[()],
+    max_rounds: 50,
+    growth_period: 3,
+    file_name: "the toy registers",
+};
+
+#[test]
+fn spill_loop_spills_until_the_program_fits() {
+    let file = RegFile {
+        registers: 4,
+        lanes: 1,
+    };
+    let original = pressure();
+    let want = run(&original, None, 10_000);
+    let mut f = original.clone();
+    let mut strategy = ToyMemory {
+        spilled: Vec::new(),
+    };
+    let done = schedule_and_allocate(&mut f, &file, &mut strategy, &ATTEMPTS, 0)
+        .expect("spilling makes it fit");
+    assert!(!strategy.spilled.is_empty(), "nothing was spilled");
+    assert!(f.slots > 0);
+    check(&file, &done.program, &done.allocation).expect("the checker accepts the allocation");
+    assert!(done.allocation.registers_used <= 4);
+    assert_eq!(run(&f, Some(&done.allocation), 10_000), want);
+}
+
+#[test]
+fn forced_spills_take_the_cheapest_values_first() {
+    let file = RegFile {
+        registers: 16,
+        lanes: 1,
+    };
+    let mut f = pressure();
+    let want = run(&f, None, 10_000);
+    let mut strategy = ToyMemory {
+        spilled: Vec::new(),
+    };
+    let done = schedule_and_allocate(&mut f, &file, &mut strategy, &ATTEMPTS, 2).unwrap();
+    // Two forced spills, none needed afterwards: `one` (written in the loop, weight 10, read
+    // once after it) and `minus` (written once, read in the loop) cost 11 each; everything
+    // else is read in the loop more often.
+    assert_eq!(strategy.spilled, [VReg(9), VReg(10)]);
+    assert_eq!(run(&f, Some(&done.allocation), 10_000), want);
+}
+
+#[test]
+fn no_spill_strategy_reports_the_limit() {
+    let file = RegFile {
+        registers: 4,
+        lanes: 1,
+    };
+    let mut f = pressure();
+    let err = schedule_and_allocate(&mut f, &file, &mut NoSpill, &ATTEMPTS, 0).unwrap_err();
+    assert_eq!(err.kind, DiagnosticKind::Limit);
+    assert!(err.message.contains("the toy registers"), "{}", err.message);
+    assert_eq!(f, pressure(), "NoSpill must leave the program alone");
+}
