@@ -86,16 +86,18 @@ pub struct ValidationError {
     pub token: Option<usize>,
     /// Byte offset of the offending field in the program.
     pub offset: usize,
+    /// What is wrong, naming the token and program like Flash ("… at token 2 of fragment
+    /// program").
     pub message: String,
 }
 
 impl fmt::Display for ValidationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Error #{}: {}", self.code, self.message)?;
-        if let Some(t) = self.token {
-            write!(f, " at token {t}")?;
-        }
-        write!(f, " (byte {})", self.offset)
+        write!(
+            f,
+            "Error #{}: AGAL validation failed: {} (byte {})",
+            self.code, self.message, self.offset
+        )
     }
 }
 
@@ -287,7 +289,12 @@ impl Validator {
             code,
             token: Some(self.token),
             offset: self.at + field,
-            message: format!("{} of {} program", message.into(), self.kind.name()),
+            message: format!(
+                "{} at token {} of {} program",
+                message.into(),
+                self.token,
+                self.kind.name()
+            ),
         })
     }
 
