@@ -77,6 +77,65 @@ m44 op, vt0, vc7
 mov v0, va3";
 pub const SEGMENT_FS: &str = "mov oc, v0";
 
+/// MolehillJulia (v1 vertex program of Ruffle's `fractal_vertex.agal`, disassembled).
+pub const JULIA_VS: &str = "mov op, va0\nm44 v0, va1, vc1\nmov v0.zw, vc0.zw";
+
+/// MolehillJulia's fragment program (Ruffle's `fractal_fragment.agal`, 197 tokens, v1),
+/// written as the text our disassembler prints for it: 3 setup tokens, 23 unrolled iterations
+/// of an 8-token complex-square step, 10 tokens of colouring. It ran on Flash Player, so the
+/// validator must accept it (note the `dp3` with `xyw`/`xzw` swizzles).
+pub fn julia_fs() -> String {
+    let mut s = String::from("mov ft0.xy, v0.xy\nmov ft0.zw, fc0.x\nmov ft1.x, fc0.x\n");
+    for _ in 0..23 {
+        s.push_str(
+            "neg ft0.z, ft0.y
+mul ft3.x, fc0.z, ft0.x
+dp3 ft0.x, ft0.xyw, ft0.xzw
+mul ft0.y, ft3.x, ft0.y
+add ft0.xy, ft0.xy, fc3.xy
+dp3 ft2.x, ft0.xyw, ft0.xyw
+slt ft3.x, ft2.x, fc0.w
+add ft1.x, ft1.x, ft3.x
+",
+        );
+    }
+    s.push_str(
+        "div ft2.x, ft1.x, fc2.y
+add ft2, ft2.x, fc1
+add ft2, ft2, fc1.w
+div ft2, ft2, fc0.z
+frc ft2, ft2
+mul ft2, ft2, fc0.z
+sub ft2, ft2, fc2.z
+abs ft2, ft2
+slt ft1, ft1.x, fc2.y
+mul oc, ft1, ft2",
+    );
+    s
+}
+
+#[test]
+fn molehill_julia() {
+    let fs = asm(F, 1, &julia_fs());
+    assert_eq!(fs.len(), 7 + 24 * 197, "§10: 197 tokens");
+    let vs = asm(V, 1, JULIA_VS);
+    // The first tokens, byte for byte as in Ruffle's dump.
+    assert_eq!(
+        fs[7..7 + 48],
+        [
+            0, 0, 0, 0, 0, 0, 3, 2, 0, 0, 0, 84, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, //
+            0, 0, 0, 0, 0, 0, 12, 2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        ]
+    );
+    let baseline = ValidateOptions {
+        profile: irc_agal::Profile::Baseline,
+        ..ValidateOptions::default()
+    };
+    validate_pair(&vs, &fs, &baseline).unwrap();
+    round_trip(&fs);
+    round_trip(&vs);
+}
+
 /// (name, kind, text, tokens per §10).
 pub const ANCHORS: &[(&str, ShaderKind, &str, usize)] = &[
     ("FilterEffect vs", V, FILTER_VS, 2),

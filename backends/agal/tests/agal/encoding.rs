@@ -259,3 +259,51 @@ fn register_limits_match_reference() {
         [200, 1024, 2048]
     );
 }
+
+/// Decoder errors name the byte offset and what is wrong.
+#[test]
+fn decode_errors() {
+    use irc_agal::decode::DecodeErrorKind as K;
+    let ok = super::asm(F, 1, "mov ft0, v0\nmov oc, ft0");
+    let with = |f: &dyn Fn(&mut Vec<u8>)| {
+        let mut b = ok.clone();
+        f(&mut b);
+        decode_program(&b)
+            .map(|_| ())
+            .map_err(|e| (e.offset, e.kind))
+    };
+    assert_eq!(with(&|_| ()), Ok(()));
+    assert_eq!(with(&|b| b.truncate(3)), Err((0, K::TooShort(3))));
+    assert_eq!(with(&|b| b[0] = 0), Err((0, K::BadMagic(0))));
+    assert_eq!(with(&|b| b[1] = 9), Err((1, K::BadVersion(9))));
+    assert_eq!(with(&|b| b[5] = 0), Err((5, K::BadTypeId(0))));
+    assert_eq!(with(&|b| b[6] = 7), Err((6, K::BadShaderType(7))));
+    assert_eq!(with(&|b| b.push(1)), Err((55, K::PartialToken(49))));
+    assert_eq!(with(&|b| b[31] = 0x30), Err((31, K::UnknownOpcode(0x30))));
+    assert_eq!(with(&|b| b[31 + 7] = 9), Err((35, K::UnknownRegType(9))));
+    assert_eq!(
+        with(&|b| b[31 + 6] |= 0x10),
+        Err((35, K::Reserved(1 << 20, "destination")))
+    );
+    assert_eq!(
+        with(&|b| b[31 + 16] = 1),
+        Err((47, K::UnusedNotZero("source 2", 1)))
+    );
+    assert_eq!(
+        with(&|b| b[31 + 10] = 1),
+        Err((39, K::IndirectFieldsInDirect(1 << 16)))
+    );
+    assert_eq!(with(&|b| b[31 + 12] = 5), Err((39, K::UnexpectedSampler)));
+    let tex = super::asm(F, 1, "tex ft0, v0, fs0 <2d>\nmov oc, ft0");
+    let mut b = tex.clone();
+    b[7 + 23] = 0x70;
+    let e = decode_program(&b).unwrap_err();
+    assert_eq!(
+        (e.offset, e.kind.clone()),
+        (23, K::BadSamplerValue("filter", 7))
+    );
+    assert_eq!(e.to_string(), "byte 23: unknown sampler filter value 7");
+    let mut b = tex;
+    b[7 + 20] = 4;
+    assert_eq!(decode_program(&b).unwrap_err().kind, K::NotASampler(4));
+}

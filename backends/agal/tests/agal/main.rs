@@ -38,4 +38,9 @@ pub fn round_trip(bytes: &[u8]) {
     let q = assemble(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(q, p, "assemble ∘ disassemble on\n{text}");
     assert_eq!(encode_program(&q), bytes);
+    assert_eq!(
+        decode_program(&encode_program(&q)).unwrap(),
+        q,
+        "decode ∘ encode"
+    );
 }

@@ -485,3 +485,42 @@ fn generic_simulator_fragment() {
     );
     assert_eq!(get(IoName::BuiltIn(BuiltIn::Depth), 0), 0.5);
 }
+
+/// MolehillJulia's fragment program (§10) against a plain Rust model of the same arithmetic.
+#[test]
+fn molehill_julia_matches_a_model() {
+    let fs = super::anchors::julia_fs();
+    let c = [
+        [0.0, 0.0, 2.0, 4.0],
+        [0.1, 0.2, 0.3, 0.5],
+        [0.0, 23.0, 1.0, 0.0],
+        [-0.8, 0.156, 0.0, 0.0],
+    ];
+    let pixels = [[0.0, 0.0], [0.3, -0.2], [1.5, 1.5], [-0.1, 0.65]];
+    let lanes: Vec<Vec<[f32; 4]>> = pixels
+        .iter()
+        .map(|p| vec![[p[0], p[1], 7.0, 9.0]])
+        .collect();
+    let r = run_fs(1, &fs, lanes, &c);
+    assert_eq!(r.steps, 197);
+    for (l, p) in pixels.iter().enumerate() {
+        let (mut x, mut y, mut n) = (p[0], p[1], 0.0f32);
+        for _ in 0..23 {
+            let two_x = c[0][2] * x;
+            x = 0.0 + x * x + y * -y + 0.0 * 0.0;
+            y = two_x * y;
+            x += c[3][0];
+            y += c[3][1];
+            let len2 = 0.0 + x * x + y * y + 0.0 * 0.0;
+            n += if len2 < c[0][3] { 1.0 } else { 0.0 };
+        }
+        let t = n / c[2][1];
+        let inside = if n < c[2][1] { 1.0 } else { 0.0 };
+        let want: [f32; 4] = std::array::from_fn(|k| {
+            let v = (t + c[1][k] + c[1][3]) / c[0][2];
+            let v = (v - v.floor()) * c[0][2] - c[2][2];
+            inside * v.abs()
+        });
+        assert_eq!(r.lanes[l].outputs[0], want, "pixel {p:?} ({n} iterations)");
+    }
+}
