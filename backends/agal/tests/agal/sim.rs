@@ -508,7 +508,7 @@ fn molehill_julia_matches_a_model() {
         for _ in 0..23 {
             let two_x = c[0][2] * x;
             x = 0.0 + x * x + y * -y + 0.0 * 0.0;
-            y = two_x * y;
+            y *= two_x;
             x += c[3][0];
             y += c[3][1];
             let len2 = 0.0 + x * x + y * y + 0.0 * 0.0;
