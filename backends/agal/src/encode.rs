@@ -1,11 +1,59 @@
 //! [`Program`] → bytes, field by field from the table in [`crate::isa`].
 //!
-//! The encoder writes what it is given: it checks only that values fit their fields (a register
-//! number in 16 bits always does); it does not validate the program (that is
+//! The encoder writes what it is given: it checks only that values fit their fields
+//! ([`check_fields`]: write mask 4 bits, index select 2 bits, special flags 4 bits; register
+//! numbers, swizzles, offsets and biases always fit); it does not validate the program (that is
 //! [`crate::validate`]). Unused operands are the `NONE` values and encode as zero bytes.
 
+use thiserror::Error;
+
 use crate::instr::{Dest, Instruction, Program, Sampler, Source, Src2};
-use crate::isa::{self, dest, sampler, source, RegType, HEADER_BYTES, TOKEN_BYTES};
+use crate::isa::{self, dest, sampler, source, Field, RegType, HEADER_BYTES, TOKEN_BYTES};
+
+/// A value that does not fit its field.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("token {token}: value {value:#x} does not fit field {field} ({width} bits)")]
+pub struct EncodeError {
+    /// 1-based token index.
+    pub token: usize,
+    pub field: &'static str,
+    pub width: u32,
+    pub value: u64,
+}
+
+/// Checks that every value of `i` fits its field (`token` names it in the error).
+pub fn check_fields(i: &Instruction, token: usize) -> Result<(), EncodeError> {
+    let fit = |f: Field, value: u64| {
+        if f.fits(value) {
+            Ok(())
+        } else {
+            Err(EncodeError {
+                token,
+                field: f.name,
+                width: f.width,
+                value,
+            })
+        }
+    };
+    fit(dest::MASK, i.dest.mask.into())?;
+    for s in [Some(&i.src1), i.src2.source()].into_iter().flatten() {
+        if let Some(ind) = s.indirect {
+            fit(source::INDEX_SELECT, ind.select.into())?;
+        }
+    }
+    if let Some(s) = i.src2.sampler() {
+        fit(sampler::SPECIAL, s.special.into())?;
+    }
+    Ok(())
+}
+
+/// Encodes a whole program after checking every token's fields.
+pub fn encode_program_checked(program: &Program) -> Result<Vec<u8>, EncodeError> {
+    for (n, i) in program.instructions.iter().enumerate() {
+        check_fields(i, n + 1)?;
+    }
+    Ok(encode_program(program))
+}
 
 /// The 7-byte header of a program.
 pub fn encode_header(version: u32, kind: isa::ShaderKind) -> [u8; HEADER_BYTES] {
@@ -21,7 +69,8 @@ pub fn encode_header(version: u32, kind: isa::ShaderKind) -> [u8; HEADER_BYTES] 
     ]
 }
 
-/// Encodes a whole program.
+/// Encodes a whole program (values too wide for their fields are truncated; see
+/// [`encode_program_checked`]).
 pub fn encode_program(program: &Program) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_BYTES + TOKEN_BYTES * program.instructions.len());
     out.extend_from_slice(&encode_header(program.version, program.kind));

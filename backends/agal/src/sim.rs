@@ -213,8 +213,7 @@ impl Machine<'_, '_> {
 
     /// Register `reg` of type `ty` in lane `l` (unswizzled).
     fn reg(&self, l: usize, ty: RegType, reg: i64) -> Result<[f32; 4], SimError> {
-        let lim = self.limit(ty);
-        if reg < 0 || reg as usize >= lim.max(1) || (lim == 0 && ty != RegType::InstanceId) {
+        if reg < 0 || reg as usize >= self.limit(ty) {
             return Err(self.err(format!("{ty:?} register {reg} out of range")));
         }
         let r = reg as usize;

@@ -307,3 +307,18 @@ fn decode_errors() {
     b[7 + 20] = 4;
     assert_eq!(decode_program(&b).unwrap_err().kind, K::NotASampler(4));
 }
+
+#[test]
+fn encoder_checks_field_widths() {
+    use irc_agal::encode::encode_program_checked;
+    use irc_agal::{Dest, Instruction, Source};
+    let mut p = irc_agal::asm::assemble_as("mov ft0, v0\nmov oc, ft0", F, 1).unwrap();
+    assert!(encode_program_checked(&p).is_ok());
+    p.instructions[1] = Instruction::unary(
+        Opcode::Mov,
+        Dest::new(RegType::Output, 0).masked(0x1F),
+        Source::new(RegType::Temporary, 0),
+    );
+    let e = encode_program_checked(&p).unwrap_err();
+    assert_eq!((e.token, e.field), (2, "MASK"));
+}
