@@ -401,11 +401,8 @@ fn parse_sampler(c: &mut Cursor) -> Result<Sampler, PErr> {
             }
             s.special |= n;
         } else if let Ok(b) = w.parse::<f64>() {
-            let eighths = (b * 8.0).trunc();
-            if !(-128.0..=127.0).contains(&eighths) {
-                return Err(PErr(at, format!("LOD bias {b} outside -16..15.875")));
-            }
-            s.lod_bias = eighths as i8;
+            s.lod_bias = Sampler::bias_field(b as f32)
+                .ok_or_else(|| PErr(at, format!("LOD bias {b} outside -16..15.875")))?;
         } else {
             return Err(PErr(at, format!("unknown sampler option `{word}`")));
         }

@@ -161,4 +161,29 @@ impl Instruction {
     pub const fn tex(dest: Dest, coords: Source, sampler: Sampler) -> Instruction {
         Instruction::new(Opcode::Tex, dest, coords, Src2::Sampler(sampler))
     }
+    /// `kil src` (src must use a scalar swizzle).
+    pub const fn kil(src: Source) -> Instruction {
+        Instruction::new(Opcode::Kil, Dest::NONE, src, Src2::NONE)
+    }
+    /// `ife/ine/ifg/ifl a, b` (scalar swizzles).
+    pub const fn cond(op: Opcode, a: Source, b: Source) -> Instruction {
+        Instruction::new(op, Dest::NONE, a, Src2::Source(b))
+    }
+    /// `els` / `eif`.
+    pub const fn bare(op: Opcode) -> Instruction {
+        Instruction::new(op, Dest::NONE, Source::NONE, Src2::NONE)
+    }
+}
+
+impl Sampler {
+    /// The LOD bias as a number (the field holds eighths, §4.3).
+    pub fn bias(&self) -> f32 {
+        f32::from(self.lod_bias) / 8.0
+    }
+    /// The field value of a bias the way the assemblers compute it (`int(bias·8)`), or `None`
+    /// outside −16..15.875.
+    pub fn bias_field(bias: f32) -> Option<i8> {
+        let e = (bias * 8.0).trunc();
+        (-128.0..=127.0).contains(&e).then_some(e as i8)
+    }
 }

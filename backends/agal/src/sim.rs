@@ -443,7 +443,7 @@ impl Machine<'_, '_> {
         } else if s.mipmap == Mipmap::None {
             LodMode::Explicit(0.0)
         } else if s.lod_bias != 0 {
-            LodMode::Bias(f32::from(s.lod_bias) / 8.0)
+            LodMode::Bias(s.bias())
         } else {
             LodMode::Auto
         };

@@ -322,3 +322,53 @@ fn encoder_checks_field_widths() {
     let e = encode_program_checked(&p).unwrap_err();
     assert_eq!((e.token, e.field), (2, "MASK"));
 }
+
+/// The structured constructors the compiler side will use give what the assembler gives.
+#[test]
+fn constructors_match_the_assembler() {
+    use irc_agal::isa::{swizzle, Filter, Mipmap, Wrap};
+    use irc_agal::{Dest, Instruction, Sampler, Source};
+    let t = |r| Source::new(RegType::Temporary, r);
+    let fc = |r| Source::new(RegType::Constant, r);
+    let v = |r| Source::new(RegType::Varying, r);
+    let sampler = Sampler {
+        reg: 1,
+        lod_bias: Sampler::bias_field(-0.5).unwrap(),
+        filter: Filter::Linear,
+        wrap: Wrap::Repeat,
+        mipmap: Mipmap::Linear,
+        ..Sampler::default()
+    };
+    let built = Program {
+        version: 2,
+        kind: F,
+        instructions: vec![
+            Instruction::tex(Dest::new(RegType::Temporary, 0), v(0), sampler),
+            Instruction::cond(
+                Opcode::Ine,
+                t(0).swz(0x55),
+                fc(0).swz(swizzle::from_lanes([3; 4])),
+            ),
+            Instruction::kil(t(0).swz(0)),
+            Instruction::bare(Opcode::Els),
+            Instruction::binary(
+                Opcode::Add,
+                Dest::new(RegType::Temporary, 0).masked(0b1001),
+                t(0),
+                fc(1),
+            ),
+            Instruction::bare(Opcode::Eif),
+            Instruction::unary(Opcode::Mov, Dest::new(RegType::Output, 0), t(0)),
+        ],
+    };
+    let text = "tex ft0, v0, fs1 <2d,linear,repeat,miplinear,-0.5>
+ine ft0.y, fc0.w
+kil ft0.x
+els
+add ft0.xw, ft0, fc1
+eif
+mov oc, ft0";
+    assert_eq!(assemble_as(text, F, 2).unwrap(), built);
+    assert_eq!(sampler.bias(), -0.5);
+    super::round_trip(&encode_program(&built));
+}
