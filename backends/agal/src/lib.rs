@@ -18,6 +18,23 @@
 //!
 //! The `agal-vp` / `agal-fp` targets (lowering, register packing) are not built yet and are not
 //! registered. Facts: `shared/reference/agal.md` (§n in this crate's docs refers to it).
+//!
+//! # Conventions for the compiler side
+//!
+//! * The `code` section is the whole AGAL program, header included (what `Program3D.upload`
+//!   takes); [`encode::encode_program_checked`] writes it, [`decode::decode_program`] reads it.
+//! * Text: [`disasm::disassemble_program`] prints an `.agal KIND VERSION` line, then
+//!   AGALMiniAssembler syntax; [`asm::assemble`] reads it back ([`asm::assemble_as`] reads a
+//!   bare mini-assembler body).
+//! * Validation: [`validate::validate`] / [`validate::validate_pair`] with a
+//!   [`validate::ValidateOptions`] (profile, default standardExtended); every compiled program
+//!   should pass it. Emit exactly `.xyz` for nrm/crs/m33/m34, full swizzle lanes written for
+//!   temporaries (§7.6), no constant-only operands (mov constants to a temporary first), one
+//!   full-mask `oc` write, all four lanes of every written varying and of `op`.
+//! * Simulation through the generic simulator follows the reflection mapping documented in
+//!   [`sim`]: `varyings[k].slot` = `va<slot>` (vertex) / `v<slot>` (fragment), `uniforms[k].slot`
+//!   = `vc`/`fc<slot>`, `samplers[k].index` = `fs<index>`, `outputs[k]`: `Position` → `op`,
+//!   `Depth` → `fd`, otherwise `v<register>` (vertex) / `oc<register>` (fragment).
 
 pub mod asm;
 pub mod decode;
