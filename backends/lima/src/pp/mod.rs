@@ -11,7 +11,8 @@
 //! * [`disasm`] — [`Instruction`]s → text;
 //! * [`encode`] — [`Instruction`]s → words (with program linking);
 //! * [`asm`] — text → [`Instruction`]s (the disassembler's syntax);
-//! * [`sim`] (+ `sim_units`, [`texture`]) — the quad simulator;
+//! * [`sim`] (+ `sim_units`, [`texture`]) — the quad simulator; [`sim_io`] puts it behind the
+//!   generic `irc_backend::Simulator` (IR-named inputs and outputs through the reflection);
 //! * the compiler, [`target::LimaFp`]: [`lower`] → [`mir`] (machine ops on virtual registers) →
 //!   `mir_opt` (dead writes) → [`sched`] (instructions) → [`regalloc`] (registers, spilling) →
 //!   [`emit`] → [`encode`]; [`mbs`] writes the MBS1 container.
@@ -32,6 +33,7 @@ pub mod reflection;
 pub mod regalloc;
 pub mod sched;
 pub mod sim;
+pub mod sim_io;
 mod sim_units;
 pub mod target;
 pub mod texture;
