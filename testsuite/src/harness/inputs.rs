@@ -1,31 +1,30 @@
-//! The interpreter's inputs as the simulator sees them, through the program's [`Reflection`].
+//! The interpreter's inputs for one input set, adjusted to what a GPU delivers, and their
+//! conversion to the simulator interface's IR-named [`SimInputs`].
 //!
-//! * **Varyings**: each [`VaryingBinding`] copies `components` scalars of its source into slot
-//!   `slot`, lanes `lane..lane + components`. A `Location { location, component }` source is
-//!   read by *absolute* component: scalar `i` is component `component + i` of location
-//!   `location`, whichever `DclInput` of that location declares it (so a binding may start in
-//!   the middle of a declaration). A built-in source reads the built-in's flattened scalars
-//!   from 0. Scalars convert to float: floats as they are, integers by value, bools 0.0/1.0.
-//! * **Special inputs**: `Position` → `frag_coord = (x, y, z, 1/w)` (the hardware delivers
-//!   raw `w`; the program computes `1/w` itself, so it recovers the IR's `w`), `IsFrontFace` →
-//!   `front_facing`, `PointCoord` → `point_coord` as the IR value (an identity scale/bias).
-//! * **Uniforms** per [`UniformSource`]: `Legacy` reads element `index` of the D3D9 constant
-//!   array built-in (lane 0's value; 0 past the end, as the interpreter reads it): float and
-//!   int registers lane by lane, a bool register splatted to all four lanes as 0.0/1.0;
-//!   `ConstantBuffer` reads dwords `4·vec4_index ..` of the buffer at the binding as f32 bits,
-//!   lanes in `int_lanes` as signed integers converted to float (0 past the end or when the
-//!   buffer is missing); `Literal` as is.
+//! Adjustments ([`prepare_interp_inputs`], [`select_aliased_images`], [`set_position_w`],
+//! [`flush_denormal_uniforms`]): the D3D9 constant and state built-ins are the same in every
+//! invocation of a pixel quad and hold the render state the code was specialized for; a D3D9
+//! texture binding declared for several texture types holds an image of the type the sampler
+//! state selects; `Position.w` is not 1; constant-buffer dwords uploaded as floats that are f32
+//! denormals are flushed when the target's [`irc_backend::Oracle`] says its uniforms cannot
+//! hold them.
+//!
+//! Conversion ([`sim_inputs`]): every input component becomes one 32-bit value — floats of any
+//! width as f32 bits, integers as their low 32 bits (sign-extended from narrower types), bools
+//! as 0/1 — keyed by `(IoName, component)` with the component counted from the location's `x`
+//! (absolute, across declarations of one location) or from a built-in's first scalar. The D3D9
+//! constant register files (`LegacyConstFloat`/`Int`/`Bool`, arrays of registers) become
+//! [`SimInputs::legacy_constants`] (one register per element, 4 lanes, lane 0's value);
+//! constant buffers are passed as their dwords.
 
-use irc_backend::reflection::{IoSource, Reflection, UniformSource};
+use irc_backend::reflection::{Reflection, ResourceBinding, UniformSource};
+use irc_backend::{IoName, IoValues, SimInputs, TextureSource};
 use irc_interp::random::Rng;
-use irc_interp::{
-    Binding, Image, ImageDim, InvocationInputs, IoSlot, Resource, Scalar, ShaderInputs, Value,
-};
+use irc_interp::{Binding, Image, ImageDim, IoSlot, Resource, Scalar, ShaderInputs, Value};
 use irc_ir::{BuiltIn, Module, OpCode, ResourceKind};
-use irc_lima::pp::{LaneInputs, QuadInputs};
 use std::collections::BTreeMap;
 
-/// A scalar as the float the hardware holds for it.
+/// A scalar as the float a float-only machine holds for it (integers by value, bools 0/1).
 pub fn scalar_to_f32(s: Scalar) -> f32 {
     match s {
         Scalar::Bool(b) => f32::from(u8::from(b)),
@@ -44,6 +43,30 @@ pub fn scalar_to_f32(s: Scalar) -> f32 {
     }
 }
 
+/// True for float scalars (compared with a tolerance).
+pub fn is_float(s: Scalar) -> bool {
+    matches!(s, Scalar::F16(_) | Scalar::F32(_) | Scalar::F64(_))
+}
+
+/// A scalar as one 32-bit simulator value (see the module doc).
+pub fn scalar_bits(s: Scalar) -> u32 {
+    match s {
+        Scalar::Bool(b) => u32::from(b),
+        Scalar::I8(v) => v as i32 as u32,
+        Scalar::I16(v) => v as i32 as u32,
+        Scalar::I32(v) => v as u32,
+        Scalar::I64(v) => v as u32,
+        Scalar::U8(v) => u32::from(v),
+        Scalar::U16(v) => u32::from(v),
+        Scalar::U32(v) => v,
+        Scalar::U64(v) => v as u32,
+        Scalar::F16(v) => v.to_f32().to_bits(),
+        Scalar::F32(v) => v.to_bits(),
+        Scalar::F64(v) => (v as f32).to_bits(),
+        Scalar::Unknown(bits) => bits,
+    }
+}
+
 /// The flattened scalars of a value.
 pub fn flat(v: &Value) -> Vec<Scalar> {
     let mut out = Vec::new();
@@ -51,67 +74,42 @@ pub fn flat(v: &Value) -> Vec<Scalar> {
     out
 }
 
-/// Per-lane I/O by absolute component: `(location, component) → scalar` for every
-/// `Location` slot, plus the built-ins' flattened scalars.
-#[derive(Debug, Default)]
-pub struct IoMap {
-    pub locations: BTreeMap<(u32, u32), Scalar>,
-    pub builtins: BTreeMap<u32, Vec<Scalar>>,
-}
-
-impl IoMap {
-    pub fn new(io: &BTreeMap<IoSlot, Value>) -> IoMap {
-        let mut m = IoMap::default();
-        for (slot, v) in io {
-            match *slot {
-                IoSlot::Location {
-                    location,
-                    component,
-                } => {
-                    for (i, s) in flat(v).into_iter().enumerate() {
-                        m.locations.insert((location, component + i as u32), s);
-                    }
-                }
-                IoSlot::BuiltIn(b) => {
-                    m.builtins.insert(b, flat(v));
-                }
-            }
-        }
-        m
-    }
-
-    /// Scalar `i` of `source`, if the I/O has it.
-    pub fn get(&self, source: IoSource, i: u32) -> Option<Scalar> {
-        match source {
-            IoSource::Location {
-                location,
-                component,
-            } => self.locations.get(&(location, component + i)).copied(),
-            IoSource::BuiltIn(b) => self
-                .builtins
-                .get(&(b.to_u64() as u32))
-                .and_then(|v| v.get(i as usize))
-                .copied(),
-        }
-    }
-}
-
-/// Readable name of an I/O source (`v3.y`, `Position`).
-pub fn source_name(s: IoSource) -> String {
-    match s {
-        IoSource::Location {
+/// The IR name of an interpreter I/O slot and the component its first scalar has.
+pub fn io_name(slot: IoSlot) -> Option<(IoName, u32)> {
+    match slot {
+        IoSlot::Location {
             location,
             component,
-        } => format!("v{location}.{}", comp_name(component)),
-        IoSource::BuiltIn(b) => format!("{b:?}"),
+        } => Some((IoName::Location(location), component)),
+        IoSlot::BuiltIn(b) => BuiltIn::from_u64(u64::from(b)).map(|b| (IoName::BuiltIn(b), 0)),
     }
 }
 
-/// `x y z w` for components 0–3, the number beyond.
-pub fn comp_name(c: u32) -> String {
-    match c {
+/// Every scalar of one invocation's I/O by `(IoName, component)`.
+pub fn io_scalars(io: &BTreeMap<IoSlot, Value>) -> BTreeMap<(IoName, u32), Scalar> {
+    let mut m = BTreeMap::new();
+    for (slot, v) in io {
+        let Some((name, first)) = io_name(*slot) else {
+            continue;
+        };
+        for (i, s) in flat(v).into_iter().enumerate() {
+            m.insert((name, first + i as u32), s);
+        }
+    }
+    m
+}
+
+/// Readable name of an IR input (`v3.y`) or output (`o3.y`) component, or a built-in's
+/// (`Position.w`, `LegacyAlphaTest[2]`).
+pub fn io_text(name: IoName, component: u32, output: bool) -> String {
+    let c = |c: u32| match c {
         0..=3 => (b"xyzw"[c as usize] as char).to_string(),
         _ => c.to_string(),
+    };
+    match name {
+        IoName::Location(l) => format!("{}{l}.{}", if output { 'o' } else { 'v' }, c(component)),
+        IoName::BuiltIn(b) if component < 4 => format!("{b:?}.{}", c(component)),
+        IoName::BuiltIn(b) => format!("{b:?}[{component}]"),
     }
 }
 
@@ -120,17 +118,21 @@ fn is_legacy(b: u32) -> bool {
         .contains(&b)
 }
 
-/// Makes `inputs` describe one draw of `module` as a GPU would run it: four lanes (missing
-/// lanes get lane 0's inputs); the D3D9 state and constant built-ins (`Legacy*`, uniform on
-/// the hardware, while random inputs vary their floats over the quad) take lane 0's value in
-/// every lane; then `legacy` (the render state the code was specialized for) overrides them.
+/// Makes `inputs` describe one draw of `module` as a GPU would run it: four invocations for a
+/// pixel quad, one otherwise (missing ones get the first one's inputs); the D3D9 state and
+/// constant built-ins (`Legacy*`, uniform on the hardware, while random inputs vary their
+/// floats over the quad) take the first invocation's value in every invocation; then `legacy`
+/// (the render state the code was specialized for) overrides them.
 pub fn prepare_interp_inputs(
     module: &Module,
     inputs: &mut ShaderInputs,
     legacy: &[(BuiltIn, Value)],
 ) {
     let lane0 = inputs.invocations.first().cloned().unwrap_or_default();
-    inputs.invocations.resize(4, lane0.clone());
+    let pixel = crate::equivalence::stage(module) == Some(irc_ir::ShaderStage::Pixel);
+    inputs
+        .invocations
+        .resize(if pixel { 4 } else { 1 }, lane0.clone());
     let declared: Vec<u32> = module
         .declarations()
         .filter(|&d| module.opcode(d) == OpCode::DclInputBuiltIn)
@@ -218,8 +220,9 @@ pub fn select_aliased_images(module: &Module, inputs: &mut ShaderInputs, seed: u
 }
 
 /// Flushes to (signed) zero every constant-buffer dword that the reflection uploads as a
-/// float (a lane not in `int_lanes`) and that is an f32 denormal. The PP has no f32: uniforms
-/// are uploaded as fp16, where these are 0, and D3D's `Flush` float mode allows it. Random
+/// float (a lane not in `int_lanes`) and that is an f32 denormal, for targets whose
+/// [`irc_backend::Oracle::flush_denormal_uniforms`] is set (no f32 registers: Lima's uniforms
+/// are fp16, where these are 0; D3D's `Flush` float mode allows it). Random
 /// inputs make them often (untyped dwords are small integers a quarter of the time), and a
 /// denormal divisor or sine argument would otherwise give results no hardware computes.
 /// Both runs then see the flushed value.
@@ -263,141 +266,52 @@ pub fn set_position_w(inputs: &mut ShaderInputs, w: f32) {
     }
 }
 
-fn lane_inputs(inputs: &ShaderInputs, l: usize) -> &InvocationInputs {
-    static EMPTY: std::sync::OnceLock<InvocationInputs> = std::sync::OnceLock::new();
-    inputs
+/// The simulator's inputs for the interpreter's `inputs` (see the module doc).
+pub fn sim_inputs<'a>(inputs: &ShaderInputs, textures: &'a dyn TextureSource) -> SimInputs<'a> {
+    let invocations = inputs
         .invocations
-        .get(l)
-        .or_else(|| inputs.invocations.first())
-        .unwrap_or_else(|| EMPTY.get_or_init(InvocationInputs::default))
-}
-
-/// The simulator's inputs for the interpreter's `inputs`, as the reflection binds them.
-pub fn quad_inputs(inputs: &ShaderInputs, refl: &Reflection) -> Result<QuadInputs, String> {
-    let mut q = QuadInputs::default();
-    for (l, lane) in q.lanes.iter_mut().enumerate() {
-        let io = IoMap::new(&lane_inputs(inputs, l).io);
-        *lane = lane_of(&io, refl)?;
-    }
-    let slots = refl
-        .uniforms
         .iter()
-        .map(|u| u.slot + 1)
-        .max()
-        .unwrap_or(0)
-        .max(refl.uniform_slots);
-    q.uniforms = vec![[0.0; 4]; slots as usize];
-    for u in &refl.uniforms {
-        q.uniforms[u.slot as usize] = uniform_value(inputs, &u.source)?;
-    }
-    Ok(q)
-}
-
-fn lane_of(io: &IoMap, refl: &Reflection) -> Result<LaneInputs, String> {
-    let mut lane = LaneInputs::default();
-    for v in &refl.varyings {
-        if u32::from(v.lane) + u32::from(v.components) > 4 {
-            return Err(format!(
-                "reflection: varying {} at slot {} lane {} has {} components (past the slot)",
-                source_name(v.source),
-                v.slot,
-                v.lane,
-                v.components
-            ));
-        }
-        let slot = v.slot as usize;
-        if lane.varyings.len() <= slot {
-            lane.varyings.resize(slot + 1, [0.0; 4]);
-        }
-        for i in 0..u32::from(v.components) {
-            let s = io.get(v.source, i).ok_or_else(|| {
-                format!(
-                    "reflection: varying slot {} lane {} reads {} component {i}, which the \
-                     shader does not declare",
-                    v.slot,
-                    u32::from(v.lane) + i,
-                    source_name(v.source)
-                )
-            })?;
-            lane.varyings[slot][usize::from(v.lane) + i as usize] = scalar_to_f32(s);
-        }
-    }
-    for &b in &irc_lima::pp::reflection::PpReflection::of(refl).special_inputs {
-        let scalars = |n: usize| -> Vec<f32> {
-            let v = io.builtins.get(&(b.to_u64() as u32));
-            (0..n)
-                .map(|i| v.and_then(|v| v.get(i)).copied().map_or(0.0, scalar_to_f32))
-                .collect()
-        };
-        match b {
-            BuiltIn::Position => {
-                let p = scalars(4);
-                lane.frag_coord = [p[0], p[1], p[2], 1.0 / p[3]];
-            }
-            BuiltIn::IsFrontFace => lane.front_facing = scalars(1)[0] != 0.0,
-            BuiltIn::PointCoord => {
-                let p = scalars(2);
-                lane.point_coord = [p[0], p[1]];
-            }
-            other => {
-                return Err(format!(
-                    "reflection: special input {other:?} has no simulator input"
-                ))
-            }
-        }
-    }
-    Ok(lane)
-}
-
-fn uniform_value(inputs: &ShaderInputs, src: &UniformSource) -> Result<[f32; 4], String> {
-    Ok(match src {
-        UniformSource::Literal(v) => *v,
-        UniformSource::Legacy { kind, index } => {
-            let id = kind.to_u64() as u32;
-            let arr = lane_inputs(inputs, 0).io.get(&IoSlot::BuiltIn(id));
-            let elem = match arr {
-                Some(Value::Composite(elems)) => elems.get(*index as usize).map(flat),
-                Some(_) => {
-                    return Err(format!(
-                        "uniform: the {kind:?} input is not an array of registers"
-                    ))
-                }
-                None => None,
+        .map(|inv| {
+            io_scalars(&inv.io)
+                .into_iter()
+                .map(|(k, s)| (k, scalar_bits(s)))
+                .collect::<IoValues>()
+        })
+        .collect();
+    let mut legacy_constants = BTreeMap::new();
+    if let Some(first) = inputs.invocations.first() {
+        for kind in [
+            BuiltIn::LegacyConstFloat,
+            BuiltIn::LegacyConstInt,
+            BuiltIn::LegacyConstBool,
+        ] {
+            let Some(Value::Composite(regs)) = first.io.get(&IoSlot::builtin(kind)) else {
+                continue;
             };
-            let elem = elem.unwrap_or_default();
-            match (kind, elem.as_slice()) {
-                (BuiltIn::LegacyConstBool, [b, ..]) => [scalar_to_f32(*b); 4],
-                (
-                    BuiltIn::LegacyConstBool | BuiltIn::LegacyConstInt | BuiltIn::LegacyConstFloat,
-                    e,
-                ) => std::array::from_fn(|i| e.get(i).copied().map_or(0.0, scalar_to_f32)),
-                _ => {
-                    return Err(format!(
-                        "uniform: {kind:?} is not a D3D9 constant register file"
-                    ))
-                }
+            for (index, reg) in regs.iter().enumerate() {
+                let s = flat(reg);
+                let lanes = std::array::from_fn(|i| s.get(i).copied().map_or(0, scalar_bits));
+                legacy_constants.insert((kind, index as u32), lanes);
             }
         }
-        UniformSource::ConstantBuffer {
-            binding,
-            vec4_index,
-            int_lanes,
-        } => {
-            let dwords = inputs.cbvs.get(&Binding {
-                space: binding.space,
-                register: binding.register,
-            });
-            std::array::from_fn(|i| {
-                let d = dwords
-                    .and_then(|d| d.get(*vec4_index as usize * 4 + i))
-                    .copied()
-                    .unwrap_or(0);
-                if int_lanes >> i & 1 != 0 {
-                    d as i32 as f32
-                } else {
-                    f32::from_bits(d)
-                }
-            })
-        }
-    })
+    }
+    let constant_buffers = inputs
+        .cbvs
+        .iter()
+        .map(|(b, words)| {
+            (
+                ResourceBinding {
+                    space: b.space,
+                    register: b.register,
+                },
+                words.clone(),
+            )
+        })
+        .collect();
+    SimInputs {
+        invocations,
+        legacy_constants,
+        constant_buffers,
+        textures,
+    }
 }

@@ -1,39 +1,35 @@
-//! The lima-fp harness: compiled PP code in the simulator against the reference interpreter.
+//! The differential harness every target shares: compiled code in the target's simulator
+//! against the reference interpreter, through the [`Target`] trait only.
 //!
 //! [`compare_run`] runs one seeded input set: the interpreter on the module the code generator
 //! received (inputs made from the raw module, D3D9 state built-ins set to the render state the
 //! code was specialized for; that module must agree bit for bit with the raw one on the same
-//! inputs under exact semantics, which is checked first), then
-//! the simulator on the code words, with the inputs mapped through the reflection
-//! ([`inputs`]: varyings, special inputs, uniforms; [`textures`]: the interpreter's images and
-//! samplers behind the texture unit). The simulator runs twice:
+//! inputs under exact semantics, which is checked first), then the target's [`Simulator`] on
+//! the compiled [`Output`], with the interpreter's inputs named the way the IR names them
+//! ([`inputs::sim_inputs`]; one invocation for a vertex or geometry shader, four for a pixel
+//! quad) and the interpreter's images and samplers behind its texture unit ([`textures`]).
+//! The simulator runs twice:
 //!
-//! * **fp32, strict pipeline** — must match within [`Tolerance::F32`] (and agree on discards):
-//!   this run proves the compiler correct;
-//! * **fp16** (the hardware's precision) — a miss of [`Tolerance::FP16`] there, when fp32
-//!   matched, is a *precision deviation*: counted, not a failure.
+//! * [`Precision::Exact`] (f32, strict rules) — must match within [`Tolerance::F32`] and agree
+//!   on discards, and produce every output the interpreter writes: this run proves the
+//!   compiler correct;
+//! * [`Precision::Native`] (the hardware's precision) — a miss of [`Target::tolerance`] there,
+//!   when the exact run matched, is a *precision deviation*: counted, not a failure.
 //!
-//! Random inputs are adjusted to what a GPU delivers: the D3D9 constant and state built-ins are
-//! the same in all four lanes, a D3D9 texture binding declared for several texture types holds
-//! an image of the type the sampler state selects, `Position.w` cycles through
-//! [`POSITION_W`] by seed, and constant-buffer dwords uploaded as floats that are f32
-//! denormals are flushed to zero (the PP has no f32; [`inputs::flush_denormal_uniforms`]).
-//! The interpreter computes division, default derivatives and `pow`/`sin`/`cos` the PP's way
-//! ([`interp_config`]).
-//! An interpreter trap (including running out of fuel) gives no reference: the seed is skipped.
-//! [`check_shader`] compiles a raw module through the driver (`irc::compile`, target
-//! `lima-fp`) and compares [`SEEDS`] seeds; [`corpus_check`] is the corpus runner's
-//! `--check lima-fp`, [`check_generated`] the differential test of generator programs.
+//! The interpreter computes the target's way where [`Target::oracle`] says so (division as
+//! `a·rcp(b)`, fine default derivatives, stepwise `pow`/`sin`/`cos`; flushed denormal
+//! uniforms). Random inputs are adjusted to what a GPU delivers ([`inputs`]), and
+//! `Position.w` cycles through [`POSITION_W`] by seed. An interpreter trap (including running
+//! out of fuel) gives no reference: the seed is skipped; so is a mismatch that rests on quad
+//! operations executed in divergent control flow (undefined in D3D).
 //!
-//! Conventions the code generator must follow for the harness (and a real driver):
-//! `frag_coord` is fed as `(x, y, z, 1/w)` of the IR's `Position` (the program inverts `.w`);
-//! `point_coord` is the IR's `PointCoord` as is; a bool constant register fills all four lanes
-//! of its uniform slot; `int_lanes` of a constant-buffer slot are signed integers; outputs are
-//! read from the bound register of every lane the interpreter keeps, and every component of
-//! every declared output must be bound.
+//! [`check_shader`] compiles a raw module through the driver for a target and compares
+//! [`SEEDS`] seeds; [`corpus_check`] is the corpus runner's `--check TARGET` ([`metrics`]:
+//! the summary lines), [`check_generated`] the differential test of generator programs.
 
 pub mod compare;
 pub mod inputs;
+pub mod metrics;
 #[cfg(test)]
 mod tests;
 pub mod textures;
@@ -42,141 +38,47 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use irc_backend::{Output, Stats, Tolerance};
-use irc_interp::{run, ShaderInputs, Value};
-use irc_ir::{BuiltIn, Module};
-use irc_lima::pp::{run_words, PpSimulator, Precision, QuadOutput, SimOptions};
+use irc_backend::{Output, Precision, SimConfig, SimOutputs, Simulator, Target, Tolerance};
+use irc_interp::{run, Outputs, ShaderInputs, Value};
+use irc_ir::{BuiltIn, Module, ShaderStage};
 
-use crate::corpus::{Outcome, Row};
+use crate::corpus::Outcome;
 use crate::gen::{generate, regression_file, Form, Limits};
-use compare::{check_coverage, compare_outputs};
+use compare::compare_outputs;
 use inputs::{
-    flush_denormal_uniforms, prepare_interp_inputs, quad_inputs, select_aliased_images,
-    set_position_w,
+    flush_denormal_uniforms, prepare_interp_inputs, select_aliased_images, set_position_w,
+    sim_inputs,
 };
+pub use metrics::{applies_to, profile_of, summary, ShaderMetrics};
 use textures::InterpTextures;
 
 /// Input sets per shader in the corpus check.
 pub const SEEDS: u32 = 8;
 /// Input sets per generator program in the differential test.
 pub const DIFF_SEEDS: u32 = 4;
-/// Simulator fuel (quad instructions).
+/// Simulator fuel (instructions per invocation group).
 pub const SIM_FUEL: u64 = 1_000_000;
 /// `Position.w` by seed (exact reciprocals in fp16).
 pub const POSITION_W: [f32; 4] = [1.0, 2.0, 0.5, 4.0];
-/// The target name.
-pub const TARGET: &str = "lima-fp";
 
 /// What one input set says.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RunVerdict {
-    /// The fp32 run matched. `fp16_deviation` describes how the fp16 run missed its tolerance
-    /// (or failed), if it did.
-    Matched { fp16_deviation: Option<String> },
-    /// The interpreter trapped (or ran out of fuel): no reference, no verdict.
+    /// The exact run matched. `native_deviation` describes how the native-precision run missed
+    /// the target's tolerance (or failed), if it did.
+    Matched { native_deviation: Option<String> },
+    /// The interpreter trapped (or ran out of fuel), or a mismatch rests on undefined quad
+    /// operations: no verdict.
     NoReference(String),
 }
 
-/// Runs input set `seed` through the interpreter (on `raw`, with the D3D9 state `legacy`) and
-/// through the simulator (on `output`), and compares. `Err` names the seed, lane, output,
-/// component, expected and obtained values, and the program's disassembly length.
-pub fn compare_run(
-    raw: &Module,
-    reference: &Module,
-    output: &Output,
-    seed: u64,
-    legacy: &[(BuiltIn, Value)],
-) -> Result<RunVerdict, String> {
-    let mut inputs = interp_inputs(raw, seed, legacy);
-    flush_denormal_uniforms(&mut inputs, &output.reflection);
-    let want = match run(reference, &inputs, &interp_config()) {
-        Ok(o) => o,
-        Err(t) => {
-            return Ok(RunVerdict::NoReference(format!(
-                "input seed {seed}: interpreter: {t}"
-            )))
-        }
-    };
-    // The pipeline (render-state specialization and `opt:lima`) must not have changed any
-    // result: the raw shader and the module the code generator received agree bit for bit
-    // under the interpreter's exact semantics on the same inputs.
-    let mut pipeline_diff = None;
-    if !std::ptr::eq(raw, reference) {
-        let exact = crate::equivalence::run_config();
-        if let (Ok(a), Ok(b)) = (run(raw, &inputs, &exact), run(reference, &inputs, &exact)) {
-            pipeline_diff = irc_interp::compare::outputs_equal(&a, &b).err();
-        }
-    }
-    let lines = output.disassembly.lines().count();
-    let ctx =
-        |what: String| format!("input seed {seed}: {what} (program: {lines} lines of disassembly)");
-    let refl = &output.reflection;
-    check_coverage(&want, refl).map_err(ctx)?;
-    let quad = quad_inputs(&inputs, refl).map_err(ctx)?;
-    let sim = |precision: Precision| -> Result<QuadOutput, String> {
-        let tex = InterpTextures::new(&inputs, &refl.samplers);
-        let opts = SimOptions {
-            precision,
-            fuel: SIM_FUEL,
-            strict_pipeline: true,
-        };
-        let simulator = PpSimulator {
-            textures: &tex,
-            options: opts,
-        };
-        let out = simulator
-            .run(&output.code_words(), &quad)
-            .map_err(|e| format!("simulator ({precision:?}): {e}"))?;
-        match tex.errors().first() {
-            Some(e) => Err(format!("simulator ({precision:?}): {e}")),
-            None => Ok(out),
-        }
-    };
-    let fp32 = sim(Precision::Fp32).map_err(ctx)?;
-    if let Some(e) = pipeline_diff {
-        // Implicit-LOD fetches and derivatives in divergent control flow are undefined in D3D;
-        // the interpreter's helper-lane model then depends on which ops ran before.
-        if fp32.divergent_quad_ops > 0 {
-            return Ok(RunVerdict::NoReference(format!(
-                "input seed {seed}: {} quad operations in divergent control flow (undefined); \
-                 raw and prepared differ: {e}",
-                fp32.divergent_quad_ops
-            )));
-        }
-        return Err(format!(
-            "input seed {seed}: the pipeline changed a result (raw vs prepared): {e}"
-        ));
-    }
-    if let Err(e) = compare_outputs(&want, &fp32, refl, Tolerance::F32) {
-        // Derivatives and implicit-LOD fetches in divergent control flow are undefined in
-        // D3D (and GL): the interpreter and the hardware each pick a helper-lane model.
-        if fp32.divergent_quad_ops > 0 {
-            return Ok(RunVerdict::NoReference(format!(
-                "input seed {seed}: {} quad operations in divergent control flow (undefined); \
-                 differs: {e}",
-                fp32.divergent_quad_ops
-            )));
-        }
-        return Err(ctx(format!("fp32: {e}")));
-    }
-    let fp16_deviation = match sim(Precision::Fp16) {
-        Ok(o) => compare_outputs(&want, &o, refl, Tolerance::FP16)
-            .err()
-            .map(|e| format!("fp16: {e}")),
-        Err(e) => Some(e),
-    }
-    .map(ctx);
-    Ok(RunVerdict::Matched { fp16_deviation })
-}
-
-/// How the harness runs the interpreter: the corpus limits, and the PP's way of dividing
-/// (`a · rcp(b)`), of default derivatives (fine) and of `pow`/`sin`/`cos` (stepwise) — the
-/// oracles documented on `RunConfig`; everything else exact.
-pub fn interp_config() -> irc_interp::RunConfig {
+/// The interpreter's configuration for `target`: the corpus limits and the target's oracle.
+pub fn interp_config(target: &dyn Target) -> irc_interp::RunConfig {
+    let o = target.oracle();
     irc_interp::RunConfig {
-        div_as_rcp_mul: true,
-        fine_default_derivatives: true,
-        stepwise_transcendentals: true,
+        div_as_rcp_mul: o.div_as_rcp_mul,
+        fine_default_derivatives: o.fine_default_derivatives,
+        stepwise_transcendentals: o.stepwise_transcendentals,
         ..crate::equivalence::run_config()
     }
 }
@@ -191,66 +93,157 @@ pub fn interp_inputs(raw: &Module, seed: u64, legacy: &[(BuiltIn, Value)]) -> Sh
     inputs
 }
 
+/// The inputs of seed `seed` for `output` of `target`: [`interp_inputs`] plus the target's
+/// uniform flushing.
+fn run_inputs(
+    target: &dyn Target,
+    raw: &Module,
+    output: &Output,
+    seed: u64,
+    legacy: &[(BuiltIn, Value)],
+) -> ShaderInputs {
+    let mut inputs = interp_inputs(raw, seed, legacy);
+    if target.oracle().flush_denormal_uniforms {
+        flush_denormal_uniforms(&mut inputs, &output.reflection);
+    }
+    inputs
+}
+
+/// The target's simulator, or why there is none.
+pub fn simulator(target: &dyn Target) -> Result<&dyn Simulator, String> {
+    target
+        .simulator()
+        .ok_or_else(|| format!("target {} has no simulator", target.name()))
+}
+
+/// Runs `output` on `inputs` in `target`'s simulator at `precision`.
+pub fn simulate(
+    target: &dyn Target,
+    output: &Output,
+    inputs: &ShaderInputs,
+    precision: Precision,
+) -> Result<SimOutputs, String> {
+    let textures = InterpTextures::new(inputs);
+    let si = sim_inputs(inputs, &textures);
+    let config = SimConfig {
+        precision,
+        fuel: SIM_FUEL,
+    };
+    simulator(target)?
+        .run(output, &si, &config)
+        .map_err(|e| format!("simulator ({precision:?}): {e}"))
+}
+
+/// Runs input set `seed` through the interpreter (on `reference`, the module the code
+/// generator received, with inputs made from `raw` and the D3D9 state `legacy`) and through
+/// `target`'s simulator (on `output`), and compares. `Err` names the seed, lane, output,
+/// component, expected and obtained values, and the program's disassembly length.
+pub fn compare_run(
+    target: &dyn Target,
+    raw: &Module,
+    reference: &Module,
+    output: &Output,
+    seed: u64,
+    legacy: &[(BuiltIn, Value)],
+) -> Result<RunVerdict, String> {
+    let inputs = run_inputs(target, raw, output, seed, legacy);
+    let want = match run(reference, &inputs, &interp_config(target)) {
+        Ok(o) => o,
+        Err(t) => {
+            return Ok(RunVerdict::NoReference(format!(
+                "input seed {seed}: interpreter: {t}"
+            )))
+        }
+    };
+    // The pipeline (render-state specialization and the target's pipeline) must not have
+    // changed any result: the raw shader and the module the code generator received agree bit
+    // for bit under the interpreter's exact semantics on the same inputs.
+    let mut pipeline_diff = None;
+    if !std::ptr::eq(raw, reference) {
+        let exact = crate::equivalence::run_config();
+        if let (Ok(a), Ok(b)) = (run(raw, &inputs, &exact), run(reference, &inputs, &exact)) {
+            pipeline_diff = irc_interp::compare::outputs_equal(&a, &b).err();
+        }
+    }
+    let lines = output.disassembly.lines().count();
+    let ctx =
+        |what: String| format!("input seed {seed}: {what} (program: {lines} lines of disassembly)");
+    let exact = simulate(target, output, &inputs, Precision::Exact).map_err(ctx)?;
+    if let Some(e) = pipeline_diff {
+        // Implicit-LOD fetches and derivatives in divergent control flow are undefined in D3D;
+        // the interpreter's helper-lane model then depends on which ops ran before.
+        if exact.divergent_quad_ops > 0 {
+            return Ok(RunVerdict::NoReference(format!(
+                "input seed {seed}: {} quad operations in divergent control flow (undefined); \
+                 raw and prepared differ: {e}",
+                exact.divergent_quad_ops
+            )));
+        }
+        return Err(format!(
+            "input seed {seed}: the pipeline changed a result (raw vs prepared): {e}"
+        ));
+    }
+    if let Err(e) = compare_outputs(&want, &exact, Tolerance::F32) {
+        // Derivatives and implicit-LOD fetches in divergent control flow are undefined in
+        // D3D (and GL): the interpreter and the hardware each pick a helper-lane model.
+        if exact.divergent_quad_ops > 0 {
+            return Ok(RunVerdict::NoReference(format!(
+                "input seed {seed}: {} quad operations in divergent control flow (undefined); \
+                 differs: {e}",
+                exact.divergent_quad_ops
+            )));
+        }
+        return Err(ctx(format!("exact: {e}")));
+    }
+    let native_deviation = match simulate(target, output, &inputs, Precision::Native) {
+        Ok(o) => compare_outputs(&want, &o, target.tolerance())
+            .err()
+            .map(|e| format!("native: {e}")),
+        Err(e) => Some(e),
+    }
+    .map(ctx);
+    Ok(RunVerdict::Matched { native_deviation })
+}
+
 /// Everything about one input set, for debugging a mismatch: reflection, disassembly, the
-/// simulator's inputs, and per lane the interpreter's outputs next to the simulator's
-/// registers (fp32, strict). `LIMA_FILE=… LIMA_SEED=… cargo test --release -p irc-testsuite
-/// --lib explain_file -- --ignored --nocapture` prints it for a shader file.
+/// simulator's inputs, and per invocation the interpreter's outputs next to the simulator's
+/// (exact run). `HARNESS_TARGET=… HARNESS_FILE=… HARNESS_SEED=… cargo test --release -p
+/// irc-testsuite --lib explain_file -- --ignored --nocapture` prints it for a shader file.
 pub fn explain_run(
+    target: &dyn Target,
     raw: &Module,
     output: &Output,
     seed: u64,
     legacy: &[(BuiltIn, Value)],
 ) -> String {
     use std::fmt::Write;
-    let mut inputs = interp_inputs(raw, seed, legacy);
-    flush_denormal_uniforms(&mut inputs, &output.reflection);
+    let inputs = run_inputs(target, raw, output, seed, legacy);
     let mut s = format!(
         "input seed {seed}\nreflection:\n{}disassembly:\n{}",
         output.reflection.to_text(),
         output.disassembly
     );
-    let want = run(raw, &inputs, &interp_config());
-    let quad = match quad_inputs(&inputs, &output.reflection) {
-        Ok(q) => q,
-        Err(e) => return s + &e,
-    };
-    let tex = InterpTextures::new(&inputs, &output.reflection.samplers);
-    let opts = SimOptions {
-        precision: Precision::Fp32,
-        fuel: SIM_FUEL,
-        strict_pipeline: true,
-    };
-    let got = run_words(&output.code_words(), &quad, &tex, &opts);
-    let _ = writeln!(s, "uniforms: {:?}", quad.uniforms);
-    for (l, lane) in quad.lanes.iter().enumerate() {
-        let _ = writeln!(
-            s,
-            "lane {l}: varyings {:?}, frag_coord {:?}, front_facing {}, point_coord {:?}",
-            lane.varyings, lane.frag_coord, lane.front_facing, lane.point_coord
-        );
+    let textures = InterpTextures::new(&inputs);
+    let _ = writeln!(s, "{:?}", sim_inputs(&inputs, &textures));
+    let want: Result<Outputs, _> = run(raw, &inputs, &interp_config(target));
+    let got = simulate(target, output, &inputs, Precision::Exact);
+    for l in 0..inputs.invocations.len() {
         match &want {
             Ok(w) => {
-                let _ = writeln!(s, "  interpreter: {:?}", w.invocations.get(l));
+                let _ = writeln!(s, "invocation {l}: interpreter: {:?}", w.invocations.get(l));
             }
             Err(t) => {
-                let _ = writeln!(s, "  interpreter: {t}");
+                let _ = writeln!(s, "invocation {l}: interpreter: {t}");
             }
         }
         match &got {
             Ok(g) => {
-                let _ = writeln!(
-                    s,
-                    "  simulator: discarded {}, registers {:?}",
-                    g.lanes[l].discarded, g.lanes[l].regs
-                );
+                let _ = writeln!(s, "  simulator: {:?}", g.invocations.get(l));
             }
             Err(e) => {
                 let _ = writeln!(s, "  simulator: {e}");
             }
         }
-    }
-    for e in tex.errors() {
-        let _ = writeln!(s, "textures: {e}");
     }
     s
 }
@@ -261,15 +254,16 @@ pub struct ShaderCheck {
     pub outcome: Outcome,
     /// The compiled program, when compilation succeeded.
     pub output: Option<Output>,
-    /// Time of `irc::compile` (read, pipeline, code generation), µs.
+    /// Time of the driver's compilation (read, pipeline, code generation), µs.
     pub compile_micros: f64,
     pub seeds_compared: u32,
-    /// Seeds without a reference (interpreter trap).
+    /// Seeds without a reference (interpreter trap, undefined quad operations).
     pub seeds_skipped: u32,
-    /// Seeds whose fp16 run missed [`Tolerance::FP16`] while fp32 matched.
-    pub fp16_deviations: u32,
-    /// The first fp16 deviation.
-    pub first_fp16_deviation: Option<String>,
+    /// Seeds whose native-precision run missed the target's tolerance while the exact run
+    /// matched.
+    pub native_deviations: u32,
+    /// The first native-precision deviation.
+    pub first_native_deviation: Option<String>,
 }
 
 /// A reason without SSA ids (`%12` → `%_`), for grouping.
@@ -295,31 +289,56 @@ fn panic_message(e: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_default()
 }
 
-/// Compiles `raw` for lima-fp with the driver's default options and compares `seeds` input
-/// sets. Unsupported/limit diagnostics → `Unsupported` (the first one's reason, ids removed);
-/// internal or input diagnostics, panics, simulator errors and mismatches → `Failed`; no seed
-/// with a reference → `Unsupported("interpreter: …")`.
-pub fn check_shader(raw: &Module, seeds: u32) -> ShaderCheck {
-    check_shader_with(raw, seeds, &irc::Options::default())
+/// Lower-case name of a shader stage (`pixel`).
+pub fn stage_name(s: ShaderStage) -> String {
+    irc_ir::LitEnum::ShaderStage
+        .name_of(u64::from(s.0))
+        .unwrap_or_else(|| format!("stage {}", s.0))
+        .to_lowercase()
+}
+
+/// Compiles `raw` for `target` with the driver's default options and compares `seeds` input
+/// sets. Unsupported/limit diagnostics (and a stage the target does not compile, a target
+/// without simulator) → `Unsupported` (the first one's reason, ids removed); internal or input
+/// diagnostics, panics, simulator errors and mismatches → `Failed`; no seed with a reference →
+/// `Unsupported("interpreter: …")`.
+pub fn check_shader(target: &dyn Target, raw: &Module, seeds: u32) -> ShaderCheck {
+    check_shader_with(target, raw, seeds, &irc::Options::default())
 }
 
 /// [`check_shader`] with compile options (e.g. forced spills, IEEE legacy multiplies).
-pub fn check_shader_with(raw: &Module, seeds: u32, options: &irc::Options) -> ShaderCheck {
+pub fn check_shader_with(
+    target: &dyn Target,
+    raw: &Module,
+    seeds: u32,
+    options: &irc::Options,
+) -> ShaderCheck {
     let mut check = ShaderCheck {
         outcome: Outcome::Ok,
         output: None,
         compile_micros: 0.0,
         seeds_compared: 0,
         seeds_skipped: 0,
-        fp16_deviations: 0,
-        first_fp16_deviation: None,
+        native_deviations: 0,
+        first_native_deviation: None,
     };
+    if let Some(stage) = crate::equivalence::stage(raw) {
+        if !target.stages().contains(&stage) {
+            check.outcome = Outcome::Unsupported(format!(
+                "{} does not compile {} shaders",
+                target.name(),
+                stage_name(stage)
+            ));
+            return check;
+        }
+    }
+    if let Err(e) = simulator(target) {
+        check.outcome = Outcome::Unsupported(e);
+        return check;
+    }
     let start = Instant::now();
     let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let prepared = irc::prepare(irc::Input::Module(raw.clone()), TARGET, options)?;
-        let target = irc::target(TARGET).ok_or_else(|| {
-            irc::Diagnostics::from(irc::Diagnostic::internal(None, "no lima-fp target"))
-        })?;
+        let prepared = irc::prepare_for(irc::Input::Module(raw.clone()), target, options)?;
         let output = target.compile(&prepared, &options.backend)?;
         Ok::<_, irc::Diagnostics>((prepared, output))
     }));
@@ -345,14 +364,14 @@ pub fn check_shader_with(raw: &Module, seeds: u32, options: &irc::Options) -> Sh
     let mut no_reference = None;
     for seed in 0..u64::from(seeds) {
         let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            compare_run(raw, &prepared, &output, seed, &legacy)
+            compare_run(target, raw, &prepared, &output, seed, &legacy)
         }));
         match verdict {
-            Ok(Ok(RunVerdict::Matched { fp16_deviation })) => {
+            Ok(Ok(RunVerdict::Matched { native_deviation })) => {
                 check.seeds_compared += 1;
-                if let Some(d) = fp16_deviation {
-                    check.fp16_deviations += 1;
-                    check.first_fp16_deviation.get_or_insert(d);
+                if let Some(d) = native_deviation {
+                    check.native_deviations += 1;
+                    check.first_native_deviation.get_or_insert(d);
                 }
             }
             Ok(Ok(RunVerdict::NoReference(why))) => {
@@ -379,55 +398,12 @@ pub fn check_shader_with(raw: &Module, seeds: u32, options: &irc::Options) -> Sh
     check
 }
 
-// ---- corpus check -----------------------------------------------------------------------------
-
-/// What `--check lima-fp` records for one pixel shader.
-#[derive(Clone, Debug)]
-pub struct ShaderMetrics {
-    /// The profile from the file name (`ps_2_0`), empty when the name has none.
-    pub profile: String,
-    pub ok: bool,
-    /// Stats of the compiled program (also when its comparison failed).
-    pub stats: Option<Stats>,
-    pub compile_micros: f64,
-    pub seeds_compared: u32,
-    /// Input sets without a reference (interpreter trap).
-    pub seeds_skipped: u32,
-    pub fp16_deviations: u32,
-}
-
-/// The profile field of a corpus file name (`<source>-<profile>-<hash>.raw.dxir`).
-pub fn profile_of(path: &Path) -> Option<String> {
-    let name = path.file_name()?.to_str()?;
-    let id = name.split('.').next()?;
-    let mut fields = id.rsplit('-');
-    let _hash = fields.next()?;
-    let profile = fields.next()?;
-    let known = ["vs_", "ps_", "gs_", "hs_", "ds_", "cs_"];
-    known
-        .iter()
-        .any(|p| profile.starts_with(p))
-        .then(|| profile.to_string())
-}
-
-/// True for raw IR files of pixel shaders (by the profile in the name, else by reading the
-/// entry point).
-pub fn applies_to(path: &Path) -> bool {
-    if !path.to_string_lossy().ends_with(".raw.dxir") {
-        return false;
-    }
-    match profile_of(path) {
-        Some(p) => p.starts_with("ps_"),
-        None => std::fs::read(path)
-            .ok()
-            .and_then(|b| irc_ir::binary::read(&b).ok())
-            .and_then(|m| crate::equivalence::stage(&m))
-            .is_some_and(|s| s == irc_ir::ShaderStage::Pixel),
-    }
-}
-
-/// `irc corpus DIR --check lima-fp` on one `.raw.dxir` file.
-pub fn corpus_check(path: &Path, metrics: &Mutex<Vec<ShaderMetrics>>) -> Outcome {
+/// `irc corpus DIR --check TARGET` on one `.raw.dxir` file.
+pub fn corpus_check(
+    target: &dyn Target,
+    path: &Path,
+    metrics: &Mutex<Vec<ShaderMetrics>>,
+) -> Outcome {
     let raw = match std::fs::read(path)
         .map_err(|e| e.to_string())
         .and_then(|b| irc_ir::binary::read(&b).map_err(|e| e.to_string()))
@@ -435,124 +411,20 @@ pub fn corpus_check(path: &Path, metrics: &Mutex<Vec<ShaderMetrics>>) -> Outcome
         Ok(m) => m,
         Err(e) => return Outcome::Failed(format!("read: {e}")),
     };
-    let check = check_shader(&raw, SEEDS);
+    let check = check_shader(target, &raw, SEEDS);
     if let Ok(mut v) = metrics.lock() {
         v.push(ShaderMetrics {
             profile: profile_of(path).unwrap_or_default(),
+            stage: crate::equivalence::stage(&raw),
             ok: matches!(check.outcome, Outcome::Ok | Outcome::Known(_)),
             stats: check.output.as_ref().map(|o| o.stats.clone()),
             compile_micros: check.compile_micros,
             seeds_compared: check.seeds_compared,
             seeds_skipped: check.seeds_skipped,
-            fp16_deviations: check.fp16_deviations,
+            native_deviations: check.native_deviations,
         });
     }
     check.outcome
-}
-
-fn profile_class(p: &str) -> &'static str {
-    match p {
-        _ if p.starts_with("ps_1_") => "ps_1_x",
-        "ps_2_0" | "ps_2_x" => "ps_2_x",
-        "ps_3_0" => "ps_3_0",
-        _ => "other",
-    }
-}
-
-/// The lima-fp lines of the corpus summary: D3D9 ok/total per profile, code size, units per
-/// instruction, spills, lower bound, compile time, fp16 deviations, top unsupported reasons.
-pub fn summary(metrics: &[ShaderMetrics], rows: &[Row]) -> String {
-    use std::fmt::Write;
-    let mut s = String::new();
-    if metrics.is_empty() {
-        return s;
-    }
-    let mut classes = Vec::new();
-    for class in ["ps_1_x", "ps_2_x", "ps_3_0"] {
-        let of: Vec<_> = metrics
-            .iter()
-            .filter(|m| profile_class(&m.profile) == class)
-            .collect();
-        let ok = of.iter().filter(|m| m.ok).count();
-        classes.push((class, ok, of.len()));
-    }
-    let (d3d9_ok, d3d9): (usize, usize) =
-        classes.iter().fold((0, 0), |(a, b), c| (a + c.1, b + c.2));
-    let other: Vec<_> = metrics
-        .iter()
-        .filter(|m| profile_class(&m.profile) == "other")
-        .collect();
-    let _ = writeln!(
-        s,
-        "lima-fp D3D9 pixel shaders ok: {}, total {d3d9_ok}/{d3d9}; other pixel shaders {}/{}",
-        classes
-            .iter()
-            .map(|(c, ok, n)| format!("{c} {ok}/{n}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        other.iter().filter(|m| m.ok).count(),
-        other.len()
-    );
-    let compiled: Vec<(&Stats, f64)> = metrics
-        .iter()
-        .filter_map(|m| m.stats.as_ref().map(|st| (st, m.compile_micros)))
-        .collect();
-    if !compiled.is_empty() {
-        let n = compiled.len();
-        let mut instrs: Vec<u32> = compiled.iter().map(|c| c.0.instructions).collect();
-        instrs.sort_unstable();
-        let sum = |f: fn(&Stats) -> u32| compiled.iter().map(|c| u64::from(f(c.0))).sum::<u64>();
-        let total = sum(|s| s.instructions);
-        let lower = sum(|s| s.lower_bound);
-        let _ = writeln!(
-            s,
-            "lima-fp code ({n} compiled): instructions per shader median {}, total {total}; \
-             {:.2} units per instruction; spills {}, fills {}; lower bound total {lower} \
-             (instructions / lower bound {:.3})",
-            instrs[n / 2],
-            sum(|s| s.units_filled) as f64 / total.max(1) as f64,
-            sum(|s| s.spills),
-            sum(|s| s.fills),
-            total as f64 / lower.max(1) as f64
-        );
-        let mut t: Vec<f64> = compiled.iter().map(|c| c.1).collect();
-        t.sort_by(f64::total_cmp);
-        let pct = |p: f64| t[((n - 1) as f64 * p) as usize];
-        let _ = writeln!(
-            s,
-            "lima-fp compile time per shader: median {:.1} µs, p90 {:.1} µs, max {:.1} µs",
-            pct(0.5),
-            pct(0.9),
-            t[n - 1]
-        );
-    }
-    let dev: u32 = metrics.iter().map(|m| m.fp16_deviations).sum();
-    let dev_shaders = metrics.iter().filter(|m| m.fp16_deviations > 0).count();
-    let compared: u32 = metrics.iter().map(|m| m.seeds_compared).sum();
-    let skipped: u32 = metrics.iter().map(|m| m.seeds_skipped).sum();
-    let _ = writeln!(
-        s,
-        "lima-fp input sets: {compared} compared, {skipped} skipped (no reference: interpreter trap, or a result that rests on undefined divergent quad operations); fp16 \
-         precision deviations: {dev} input sets in {dev_shaders} shaders"
-    );
-    let mut reasons: Vec<(String, usize)> = Vec::new();
-    for r in rows {
-        if let Outcome::Unsupported(why) = &r.outcome {
-            let why = normalize_reason(why.lines().next().unwrap_or(""));
-            match reasons.iter_mut().find(|(w, _)| *w == why) {
-                Some(e) => e.1 += 1,
-                None => reasons.push((why, 1)),
-            }
-        }
-    }
-    reasons.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    if !reasons.is_empty() {
-        let _ = writeln!(s, "lima-fp top unsupported reasons:");
-        for (why, n) in reasons.iter().take(15) {
-            let _ = writeln!(s, "  {n:>5}  {why}");
-        }
-    }
-    s
 }
 
 // ---- differential test ------------------------------------------------------------------------
@@ -562,25 +434,30 @@ pub fn summary(metrics: &[ShaderMetrics], rows: &[Row]) -> String {
 pub struct GeneratedRun {
     pub instructions: u32,
     pub seeds_compared: u32,
-    pub fp16_deviations: u32,
+    pub native_deviations: u32,
 }
 
 /// Generator program `seed` (raw form; the generator makes pixel shaders) compiled for
-/// lima-fp and compared on [`DIFF_SEEDS`] input sets: `Ok(None)` when the target does not
+/// `target` and compared on [`DIFF_SEEDS`] input sets: `Ok(None)` when the target does not
 /// support it (or the interpreter cannot run it), `Ok(Some(_))` when it matched, `Err(a
 /// ready-to-commit filetest)` naming the failure, with the reflection and disassembly.
-pub fn check_generated(seed: u64, limits: Limits) -> Result<Option<GeneratedRun>, String> {
+pub fn check_generated(
+    target: &dyn Target,
+    seed: u64,
+    limits: Limits,
+) -> Result<Option<GeneratedRun>, String> {
     let raw = generate(seed, Form::Raw, limits);
-    let check = check_shader(&raw, DIFF_SEEDS);
+    let check = check_shader(target, &raw, DIFF_SEEDS);
     match check.outcome {
         Outcome::Ok | Outcome::Known(_) => Ok(Some(GeneratedRun {
             instructions: check.output.map_or(0, |o| o.stats.instructions),
             seeds_compared: check.seeds_compared,
-            fp16_deviations: check.fp16_deviations,
+            native_deviations: check.native_deviations,
         })),
         Outcome::Unsupported(_) => Ok(None),
         Outcome::Failed(why) => {
-            let mut why = format!("target {TARGET}, generator {limits:?}: {why}");
+            let name = target.name();
+            let mut why = format!("target {name}, generator {limits:?}: {why}");
             if let Some(o) = &check.output {
                 why.push_str("\nreflection:\n");
                 why.push_str(&o.reflection.to_text());
@@ -588,7 +465,7 @@ pub fn check_generated(seed: u64, limits: Limits) -> Result<Option<GeneratedRun>
                 why.push_str(&o.disassembly);
             }
             let file = regression_file(seed, Form::Raw, &["verify"], &why, &raw);
-            Err(format!("target {TARGET}\n{file}"))
+            Err(format!("target {name}\n{file}"))
         }
     }
 }
