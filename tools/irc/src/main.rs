@@ -281,10 +281,15 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
                 let outs = irc_testsuite::filetest::run_file(f)
                     .map_err(|e| format!("{}: {e}", f.display()))?;
                 for o in outs {
-                    println!("; {} — test {}", f.display(), o.command);
+                    let on = o
+                        .target
+                        .as_ref()
+                        .map(|t| format!(" on {t}"))
+                        .unwrap_or_default();
+                    println!("; {} — test {}{on}", f.display(), o.command);
                     print!("{}", o.output);
                     for x in &o.failures {
-                        eprintln!("{}: test {}: FAILED: {x}", f.display(), o.command);
+                        eprintln!("{}: test {}{on}: FAILED: {x}", f.display(), o.command);
                         failed += 1;
                     }
                 }
