@@ -3,8 +3,8 @@
 //! and simulator, compiling pixel shaders made of input → output moves, adds and multiplies
 //! (and the optimizer's multiply-adds)
 //! and reporting everything else unsupported — joins a registry with
-//! `Registry::builtin().with(&TOY)` and is listed, checked over a corpus and fuzzed by the
-//! same machinery as the real targets, with no edit anywhere else.
+//! `Registry::builtin().with(&TOY)` and is listed, checked over a corpus, fuzzed and
+//! filetested by the same machinery as the real targets, with no edit anywhere else.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -525,4 +525,66 @@ fn a_wrong_toy_program_is_caught() {
     out.sections[0].bytes = code;
     let e = irc_testsuite::harness::compare_run(&TOY, m, m, &out, 0, &[]).unwrap_err();
     assert!(e.contains("exact: lane 0: output o0.x"), "{e}");
+}
+
+#[test]
+fn filetests_run_on_the_toy_target() {
+    let registry = irc::Registry::builtin().with(&TOY);
+    // o0 = v0 · 2 + v1; (1, 2) · 2 + (0.5, 0.25) = (2.5, 4.25).
+    let src = "test compile
+test run
+target toy-stack
+; run: v0=(1.0,2.0) v1=(0.5,0.25) => o0=(2.5,4.25)
+%1 = EntryPoint %20 Pixel
+%2 = f32x2 DclInput %1 0 0 None
+%3 = f32x2 DclInput %1 1 0 None
+%4 = f32x2 DclOutput %1 0 0
+%5 = f32x2 Constant 2.0 2.0
+%20 = Function
+%21 = Label None
+  %22 = f32x2 InputLoad %2 null
+  %23 = f32x2 InputLoad %3 null
+  %24 = f32x2 FMul %22 %5
+  %25 = f32x2 FAdd %24 %23
+  %26 = OutputStore %4 null %25
+  %27 = Return
+%28 = FunctionEnd
+";
+    let outs = irc_testsuite::filetest::Filetest::parse(src).run_in("toy.ir", &registry);
+    let shown: Vec<(String, Option<String>)> = outs
+        .iter()
+        .map(|o| (o.command.clone(), o.target.clone()))
+        .collect();
+    let toy = Some("toy-stack".to_string());
+    assert_eq!(
+        shown,
+        vec![
+            ("compile".into(), toy.clone()),
+            ("run".into(), None),
+            ("run".into(), toy)
+        ]
+    );
+    for o in &outs {
+        assert!(o.failures.is_empty(), "{}: {:?}", o.command, o.failures);
+    }
+    assert!(
+        outs[0].output.starts_with("const 0x00000000\nout o0.0\n"),
+        "{}",
+        outs[0].output
+    );
+    assert!(outs[0]
+        .output
+        .contains("in v0.0\nconst 0x40000000\nmul\nin v1.0\nadd\nout o0.0\n"));
+    assert_eq!(outs[2].output, "; toy-stack run at line 4: o0=(2.5,4.25)\n");
+    // A wrong expectation fails on the target too.
+    let wrong = src.replace("o0=(2.5,4.25)", "o0=(2.5,4.5)");
+    let outs = irc_testsuite::filetest::Filetest::parse(&wrong).run_in("toy.ir", &registry);
+    assert!(
+        outs[2]
+            .failures
+            .iter()
+            .any(|f| f.contains("Exact: lane 0: o0")),
+        "{:?}",
+        outs[2].failures
+    );
 }
