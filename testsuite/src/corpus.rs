@@ -4,7 +4,9 @@
 //! folder), runs one check per file on all cores, and reports one table of failures and one
 //! summary line `corpus: N ok, N unsupported, N failed`. A check returns [`Outcome`]; a panic
 //! inside a check is caught and counted as a failure, so one bad file never hides the rest.
-//! Later stages (`interp`, `legalize`, `opt`, targets) add variants to [`Check`].
+//! Later stages (`interp`, `legalize`, `opt`, targets) add variants to [`Check`]. Target names
+//! are resolved through a [`irc::Registry`] ([`Check::parse_in`], [`run_with`]), so a target
+//! added to a registry is checked with no edit here.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -29,7 +31,7 @@ pub enum Outcome {
 }
 
 /// The checks `irc corpus` knows.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub enum Check {
     /// Binary read→write identical, text print→parse identical, verifier clean.
     Roundtrip,
@@ -43,23 +45,43 @@ pub enum Check {
     /// clean, the same outputs as the raw input and as dxbc-spirv's `.dxir` (up to its reviewed
     /// known differences) on [`SEEDS`] input sets; op counts and time per shader reported.
     Pipeline(String),
-    /// Pixel shaders (`.raw.dxir`) compiled for lima-fp and run in the PP simulator against
-    /// the interpreter ([`crate::lima_fp`]); other stages are skipped.
-    LimaFp,
+    /// Raw shaders (`.raw.dxir`) of the stages a target compiles, compiled for it and run in
+    /// its simulator against the interpreter ([`crate::harness`]); other stages are skipped.
+    Target(&'static dyn irc::Target),
+}
+
+impl PartialEq for Check {
+    fn eq(&self, other: &Check) -> bool {
+        match (self, other) {
+            (Check::Roundtrip, Check::Roundtrip) | (Check::Interp, Check::Interp) => true,
+            (Check::Passes(a), Check::Passes(b)) => a == b,
+            (Check::Pipeline(a), Check::Pipeline(b)) => a == b,
+            (Check::Target(a), Check::Target(b)) => a.name() == b.name(),
+            _ => false,
+        }
+    }
 }
 
 impl Check {
-    /// `roundtrip`, or `passes:a,b,c` (the frontend always runs first).
+    /// A check by name, targets from the built-in registry (see [`Check::parse_in`]).
     pub fn parse(s: &str) -> Option<Check> {
+        Check::parse_in(s, irc::Registry::builtin())
+    }
+
+    /// `roundtrip`, `interp`, `frontend`, `legalize[:NAME]`, `opt[:NAME]`, `passes:a,b,c` (the
+    /// frontend always runs first), or the name of a target in `registry`.
+    pub fn parse_in(s: &str, registry: &irc::Registry) -> Option<Check> {
+        if let Some(t) = registry.target(s) {
+            return Some(Check::Target(t));
+        }
         match s {
             "roundtrip" => Some(Check::Roundtrip),
             "interp" => Some(Check::Interp),
             "legalize" | "opt" => Some(Check::Pipeline(s.to_string())),
-            "lima-fp" => Some(Check::LimaFp),
             "frontend" => Some(Check::Passes(Vec::new())),
             _ if s.starts_with("legalize:") || s.starts_with("opt:") => {
                 let (_, t) = s.split_once(':')?;
-                crate::pipeline::caps(t).map(|_| Check::Pipeline(s.to_string()))
+                registry.caps(t).map(|_| Check::Pipeline(s.to_string()))
             }
             _ => {
                 let list = s.strip_prefix("passes:")?;
@@ -77,7 +99,7 @@ impl Check {
             Check::Passes(_) => "passes",
             Check::Interp => "interp",
             Check::Pipeline(_) => "pipeline",
-            Check::LimaFp => "lima-fp",
+            Check::Target(t) => t.name(),
         }
     }
     /// Whether the check applies to a file (pass checks start from raw IR only).
@@ -86,16 +108,22 @@ impl Check {
             Check::Roundtrip => true,
             Check::Passes(_) | Check::Pipeline(_) => path.to_string_lossy().ends_with(".raw.dxir"),
             Check::Interp => !path.to_string_lossy().ends_with(".raw.dxir"),
-            Check::LimaFp => crate::lima_fp::applies_to(path),
+            Check::Target(t) => crate::harness::applies_to(*t, path),
         }
     }
-    fn run(&self, path: &Path, metrics: &Mutex<Vec<Metrics>>, lima: &LimaMetrics) -> Outcome {
+    fn run(
+        &self,
+        path: &Path,
+        metrics: &Mutex<Vec<Metrics>>,
+        target_metrics: &TargetMetrics,
+        registry: &irc::Registry,
+    ) -> Outcome {
         match self {
             Check::Roundtrip => roundtrip(path),
             Check::Passes(names) => passes(path, names),
             Check::Interp => crate::interp_check::check(path),
-            Check::Pipeline(pipeline) => run_pipeline(path, pipeline, metrics),
-            Check::LimaFp => crate::lima_fp::corpus_check(path, lima),
+            Check::Pipeline(pipeline) => run_pipeline(path, pipeline, metrics, registry),
+            Check::Target(t) => crate::harness::corpus_check(*t, path, target_metrics),
         }
     }
 }
@@ -120,11 +148,13 @@ pub struct Report {
     pub times: Vec<(String, std::time::Duration)>,
     /// Figures of checks that measure (legalize), one per file that got that far.
     pub metrics: Vec<Metrics>,
-    /// Figures of `--check lima-fp`, one per pixel shader.
-    pub lima_fp: Vec<crate::lima_fp::ShaderMetrics>,
+    /// The target of a `--check TARGET` run.
+    pub target: Option<&'static dyn irc::Target>,
+    /// Figures of `--check TARGET`, one per shader of its stages.
+    pub target_metrics: Vec<crate::harness::ShaderMetrics>,
 }
 
-type LimaMetrics = Mutex<Vec<crate::lima_fp::ShaderMetrics>>;
+type TargetMetrics = Mutex<Vec<crate::harness::ShaderMetrics>>;
 
 /// What a measuring check records for one shader.
 #[derive(Clone, Copy, Debug)]
@@ -207,7 +237,13 @@ impl fmt::Display for Report {
         if let Some(m) = self.metrics_summary() {
             f.write_str(&m)?;
         }
-        f.write_str(&crate::lima_fp::summary(&self.lima_fp, &self.rows))?;
+        if let Some(t) = self.target {
+            f.write_str(&crate::harness::summary(
+                t,
+                &self.target_metrics,
+                &self.rows,
+            ))?;
+        }
         writeln!(f, "{}", self.summary())
     }
 }
@@ -246,29 +282,43 @@ pub fn default_corpus_dir() -> Option<PathBuf> {
     p.join("ir").is_dir().then_some(p)
 }
 
-/// Runs `check` over every IR file under `dir` using `threads` worker threads.
+/// Runs `check` over every IR file under `dir` using `threads` worker threads, with the
+/// built-in targets.
 pub fn run(dir: &Path, check: &Check, threads: usize) -> std::io::Result<Report> {
+    run_with(dir, check, threads, irc::Registry::builtin())
+}
+
+/// [`run`] with the targets and capability profiles of `registry` (pipelines `opt:NAME` are
+/// resolved there).
+pub fn run_with(
+    dir: &Path,
+    check: &Check,
+    threads: usize,
+    registry: &irc::Registry,
+) -> std::io::Result<Report> {
     let mut files = ir_files(dir)?;
     files.retain(|f| check.applies_to(f));
     let next = AtomicUsize::new(0);
     let report = Mutex::new(Report::default());
     let metrics = Mutex::new(Vec::new());
-    let lima = Mutex::new(Vec::new());
+    let target_metrics = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(path) = files.get(i) else { break };
                 let start = std::time::Instant::now();
-                let outcome = std::panic::catch_unwind(|| check.run(path, &metrics, &lima))
-                    .unwrap_or_else(|e| {
-                        let msg = e
-                            .downcast_ref::<String>()
-                            .cloned()
-                            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                            .unwrap_or_default();
-                        Outcome::Failed(format!("panic: {msg}"))
-                    });
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    check.run(path, &metrics, &target_metrics, registry)
+                }))
+                .unwrap_or_else(|e| {
+                    let msg = e
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_default();
+                    Outcome::Failed(format!("panic: {msg}"))
+                });
                 let elapsed = start.elapsed();
                 let mut r = report.lock().unwrap_or_else(|p| p.into_inner());
                 let name = path
@@ -301,7 +351,12 @@ pub fn run(dir: &Path, check: &Check, threads: usize) -> std::io::Result<Report>
     report.rows.sort_by(|a, b| a.file.cmp(&b.file));
     report.times.sort_by_key(|t| std::cmp::Reverse(t.1));
     report.metrics = metrics.into_inner().unwrap_or_else(|p| p.into_inner());
-    report.lima_fp = lima.into_inner().unwrap_or_else(|p| p.into_inner());
+    report.target_metrics = target_metrics
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner());
+    if let Check::Target(t) = check {
+        report.target = Some(*t);
+    }
     Ok(report)
 }
 
@@ -376,7 +431,12 @@ fn passes(path: &Path, names: &[String]) -> Outcome {
     }
 }
 
-fn run_pipeline(path: &Path, pipeline: &str, metrics: &Mutex<Vec<Metrics>>) -> Outcome {
+fn run_pipeline(
+    path: &Path,
+    pipeline: &str,
+    metrics: &Mutex<Vec<Metrics>>,
+    registry: &irc::Registry,
+) -> Outcome {
     let target = pipeline.split_once(':').map_or("default", |(_, t)| t);
     let read = |p: &Path| -> Result<irc_ir::Module, String> {
         let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -400,7 +460,7 @@ fn run_pipeline(path: &Path, pipeline: &str, metrics: &Mutex<Vec<Metrics>>) -> O
         ..Default::default()
     });
     let start = std::time::Instant::now();
-    let result = crate::pipeline::run(&mut pm, &mut m, pipeline);
+    let result = crate::pipeline::run_in(registry, &mut pm, &mut m, pipeline);
     let micros = start.elapsed().as_secs_f64() * 1e6;
     match result {
         Ok(()) => {}
@@ -416,7 +476,7 @@ fn run_pipeline(path: &Path, pipeline: &str, metrics: &Mutex<Vec<Metrics>>) -> O
             verify: true,
             ..Default::default()
         });
-        let why = match crate::pipeline::run(&mut pm, &mut again, pipeline) {
+        let why = match crate::pipeline::run_in(registry, &mut pm, &mut again, pipeline) {
             Err(e) => e.to_string(),
             Ok(()) => "verifier errors after the pipeline".into(),
         };
@@ -435,7 +495,7 @@ fn run_pipeline(path: &Path, pipeline: &str, metrics: &Mutex<Vec<Metrics>>) -> O
         Verdict::Differs(why) => {
             // A target without 16-bit types computes min-precision values at 32 bits, which
             // D3D allows; then the result must match the raw input with only that change.
-            return match widened_min16_reference(&raw, target) {
+            return match widened_min16_reference(&raw, target, registry) {
                 Some(widened) => match compare(&widened, &m, &widened, SEEDS) {
                     Verdict::Same => Outcome::Known(
                         "min-precision computed at 32 bits on this target (a precision increase \
@@ -466,8 +526,12 @@ fn run_pipeline(path: &Path, pipeline: &str, metrics: &Mutex<Vec<Metrics>>) -> O
 
 /// The raw module with only its min-precision types widened as `target` would (frontend, then
 /// `lower-min16`), if the target lacks 16-bit types and the module uses min-precision types.
-fn widened_min16_reference(raw: &irc_ir::Module, target: &str) -> Option<irc_ir::Module> {
-    let caps = crate::pipeline::caps(target)?;
+fn widened_min16_reference(
+    raw: &irc_ir::Module,
+    target: &str,
+    registry: &irc::Registry,
+) -> Option<irc_ir::Module> {
+    let caps = registry.caps(target)?;
     let uses_min16 = raw.iter().any(|d| {
         raw.ty(d)
             .members()

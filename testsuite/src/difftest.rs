@@ -49,3 +49,63 @@ pub fn check_seed(seed: u64, pipeline: &str) -> Result<Option<usize>, String> {
     }
     Ok(Some(m.len()))
 }
+
+/// The result of [`fuzz`] when nothing failed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FuzzReport {
+    pub programs: u64,
+    /// Programs compiled (or transformed) and compared.
+    pub compared: u64,
+    /// Programs the target or pipeline does not support.
+    pub unsupported: u64,
+    /// Ops after the pipeline, or machine instructions for a target.
+    pub size: u64,
+    /// Input sets of target runs whose native-precision run missed the target's tolerance.
+    pub native_deviations: u64,
+}
+
+/// Checks generator programs `first..first + count`: when `pipeline` names a target of
+/// `registry`, each is compiled for it and run in its simulator against the interpreter
+/// ([`crate::harness::check_generated`]); otherwise it names a pipeline ([`check_seed`]).
+/// `Err((seed, a ready-to-commit filetest))` at the first failure.
+pub fn fuzz(
+    registry: &irc::Registry,
+    pipeline: &str,
+    first: u64,
+    count: u64,
+) -> Result<FuzzReport, (u64, String)> {
+    fuzz_with(registry, pipeline, first, count, Limits::default())
+}
+
+/// [`fuzz`] with generator limits (target checks only; pipeline checks use the defaults).
+pub fn fuzz_with(
+    registry: &irc::Registry,
+    pipeline: &str,
+    first: u64,
+    count: u64,
+    limits: Limits,
+) -> Result<FuzzReport, (u64, String)> {
+    let target = registry.target(pipeline);
+    let mut r = FuzzReport::default();
+    for seed in first..first.saturating_add(count) {
+        r.programs += 1;
+        let result = match target {
+            Some(t) => crate::harness::check_generated(t, seed, limits).map(|g| {
+                g.map(|g| {
+                    r.native_deviations += u64::from(g.native_deviations);
+                    g.instructions as usize
+                })
+            }),
+            None => check_seed(seed, pipeline),
+        };
+        match result {
+            Ok(None) => r.unsupported += 1,
+            Ok(Some(n)) => {
+                r.compared += 1;
+                r.size += n as u64;
+            }
+            Err(case) => return Err((seed, case)),
+        }
+    }
+    Ok(r)
+}

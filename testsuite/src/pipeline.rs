@@ -13,7 +13,17 @@ pub fn caps(name: &str) -> Option<TargetCaps> {
 /// Runs the pipeline `name` (`frontend`, `legalize[:NAME]`, `opt[:NAME]`), setting the pass
 /// context's capabilities to `NAME`'s (dxbc-spirv's choices without one).
 pub fn run(pm: &mut PassManager, m: &mut Module, name: &str) -> Result<(), PassError> {
-    let (kind, caps) = irc::Registry::builtin()
+    run_in(irc::Registry::builtin(), pm, m, name)
+}
+
+/// [`run`] with the names of `registry`.
+pub fn run_in(
+    registry: &irc::Registry,
+    pm: &mut PassManager,
+    m: &mut Module,
+    name: &str,
+) -> Result<(), PassError> {
+    let (kind, caps) = registry
         .pipeline(name)
         .ok_or_else(|| PassError::UnknownPipeline(name.into()))?;
     pm.context.caps = caps;

@@ -13,8 +13,9 @@
 //!   member's type (`LegacyAlphaTest=(7,0,0)` for `{u32,u32,u32}`).
 //! - `cbN=(d0,d1,…)` / `cbN.S=(…)`: the dwords of constant buffer register N (space S, default
 //!   0); a number with a `.`, an exponent, `inf` or `nan` is an f32, a plain integer a raw dword.
-//! - `tN=(r,g,b,a)` / `tN.S=(…)`: SRV register N is a 1×1 2D image of that texel (dwords as
-//!   for `cb`), and sampler register N a default (point, wrap) sampler.
+//! - `tN=(r,g,b,a)` / `tN.S=(…)`: SRV register N is a 1×1 image of that texel (dwords as for
+//!   `cb`) of the type the shader declares there (2D, 3D, or a cube with that texel on every
+//!   face), and sampler register N a default (point, wrap) sampler.
 //!
 //! Expectations (after `=>`): `oN=VALUE` / `oN.C=VALUE` / `<BuiltIn>=VALUE` for outputs (typed
 //! by their declaration, compared bit for bit except that any NaN matches `nan`), `discard`
@@ -115,12 +116,26 @@ impl RunLine {
                 let [r, g, b, a] = texel[..] else {
                     return Err(format!("`{k}`: a texel has four components"));
                 };
-                let image =
-                    Image::from_fn(ImageDim::D2, (1, 1, 1, 1), 1, |_, _, _, _, _| [r, g, b, a]);
                 let binding = Binding {
                     space,
                     register: reg,
                 };
+                // The image type the shader declares at the binding (2D when undeclared).
+                let kind = m
+                    .declarations()
+                    .map(|d| m.op(d))
+                    .find(|op| {
+                        op.opcode == OpCode::DclSrv
+                            && op.operand_lit(1) == Some(u64::from(space))
+                            && op.operand_lit(2) == Some(u64::from(reg))
+                    })
+                    .and_then(|op| op.operand_lit(4).and_then(irc_ir::ResourceKind::from_u64));
+                let (dim, size) = match kind {
+                    Some(irc_ir::ResourceKind::ImageCube) => (ImageDim::Cube, (1, 1, 1, 6)),
+                    Some(irc_ir::ResourceKind::Image3D) => (ImageDim::D3, (1, 1, 1, 1)),
+                    _ => (ImageDim::D2, (1, 1, 1, 1)),
+                };
+                let image = Image::from_fn(dim, size, 1, |_, _, _, _, _| [r, g, b, a]);
                 inputs.srvs.insert(binding, Resource::Image(image));
                 inputs.samplers.insert(binding, Sampler::default());
                 continue;

@@ -54,7 +54,12 @@ fn filetests() {
         for out in run_file(path).expect("readable filetest") {
             count += 1;
             for f in &out.failures {
-                failures.push(format!("{}: test {}: {f}", path.display(), out.command));
+                let on = out
+                    .target
+                    .as_ref()
+                    .map(|t| format!(" on {t}"))
+                    .unwrap_or_default();
+                failures.push(format!("{}: test {}{on}: {f}", path.display(), out.command));
             }
             insta::with_settings!({
                 snapshot_path => root.join("snapshots"),
@@ -62,7 +67,11 @@ fn filetests() {
                 omit_expression => true,
             }, {
                 // `pass a,b` is spelled `pass_a+b` in file names.
-                let command = out.command.replace(' ', "_").replace(',', "+");
+                // `run` on a target is spelled `run.TARGET`, `compile` `compile.TARGET`.
+                let mut command = out.command.replace(' ', "_").replace(',', "+");
+                if let Some(t) = &out.target {
+                    command = format!("{command}.{t}");
+                }
                 insta::assert_snapshot!(format!("{rel}.{command}"), out.output);
             });
         }

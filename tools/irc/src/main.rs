@@ -70,7 +70,8 @@ enum Command {
     /// Run a check over every `.dxir`/`.raw.dxir` under DIR; prints failures and a summary.
     Corpus {
         dir: PathBuf,
-        /// Check: roundtrip, interp, frontend, passes:a,b,…, legalize[:TARGET], opt[:TARGET].
+        /// Check: roundtrip, interp, frontend, passes:a,b,…, legalize[:TARGET], opt[:TARGET],
+        /// or a target name (`irc targets`: compiled and run in its simulator).
         #[arg(long, default_value = "roundtrip")]
         check: String,
         /// Worker threads (default: all cores).
@@ -124,7 +125,8 @@ enum Command {
         /// First seed.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Pipeline to check (`legalize[:TARGET]`, `opt[:TARGET]`).
+        /// Pipeline to check (`legalize[:TARGET]`, `opt[:TARGET]`), or a target name (compiled
+        /// and run in its simulator).
         #[arg(long, default_value = "opt")]
         pipeline: String,
         /// Where to write the first failing case (a ready-to-commit filetest).
@@ -215,7 +217,8 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
         } => {
             let check = irc_testsuite::corpus::Check::parse(&check).ok_or_else(|| {
                 format!(
-                    "unknown check `{check}` (known: roundtrip, interp, frontend, passes:a,b,…, legalize[:TARGET], opt[:TARGET], lima-fp)"
+                    "unknown check `{check}` (known: roundtrip, interp, frontend, passes:a,b,…, legalize[:TARGET], opt[:TARGET], {})",
+                    irc::Registry::builtin().names().join(", ")
                 )
             })?;
             let jobs = jobs.unwrap_or_else(|| {
@@ -278,10 +281,15 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
                 let outs = irc_testsuite::filetest::run_file(f)
                     .map_err(|e| format!("{}: {e}", f.display()))?;
                 for o in outs {
-                    println!("; {} — test {}", f.display(), o.command);
+                    let on = o
+                        .target
+                        .as_ref()
+                        .map(|t| format!(" on {t}"))
+                        .unwrap_or_default();
+                    println!("; {} — test {}{on}", f.display(), o.command);
                     print!("{}", o.output);
                     for x in &o.failures {
-                        eprintln!("{}: test {}: FAILED: {x}", f.display(), o.command);
+                        eprintln!("{}: test {}{on}: FAILED: {x}", f.display(), o.command);
                         failed += 1;
                     }
                 }

@@ -11,7 +11,8 @@
 //! * [`disasm`] — [`Instruction`]s → text;
 //! * [`encode`] — [`Instruction`]s → words (with program linking);
 //! * [`asm`] — text → [`Instruction`]s (the disassembler's syntax);
-//! * [`sim`] (+ `sim_units`, [`texture`]) — the quad simulator;
+//! * [`sim`] (+ `sim_units`, [`texture`]) — the quad simulator; [`sim_io`] puts it behind the
+//!   generic `irc_backend::Simulator` (IR-named inputs and outputs through the reflection);
 //! * the compiler, [`target::LimaFp`]: [`lower`] → [`mir`] (machine ops on virtual registers;
 //!   [`facts`] says what each op reads, writes and runs on) → dead writes (generic, in
 //!   `irc_backend::machine`) → [`sched`] (instructions) → [`regalloc`] (registers, spilling) →
@@ -33,6 +34,7 @@ pub mod reflection;
 pub mod regalloc;
 pub mod sched;
 pub mod sim;
+pub mod sim_io;
 mod sim_units;
 pub mod target;
 pub mod texture;

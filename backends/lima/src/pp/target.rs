@@ -12,8 +12,8 @@ use irc_backend::output::bytes_of;
 use irc_backend::regalloc as ra;
 use irc_backend::{
     CompileOptions, Container, Diagnostic, Diagnostics, LegacyMul, OptionSpec, Oracle, Output,
-    OutputBinding, Pipeline, PipelineKind, Section, Stats, Target, TargetCaps, TargetPart,
-    Tolerance, CODE,
+    OutputBinding, Pipeline, PipelineKind, Section, Simulator, Stats, Target, TargetCaps,
+    TargetPart, Tolerance, CODE,
 };
 use irc_ir::{Module, ShaderStage};
 
@@ -79,6 +79,9 @@ impl Target for LimaFp {
         let words =
             encode::encode_program(&program).map_err(|e| Diagnostic::input(e.to_string()))?;
         Ok(bytes_of(&words))
+    }
+    fn simulator(&self) -> Option<&dyn Simulator> {
+        Some(&super::sim_io::PpSim)
     }
     fn tolerance(&self) -> Tolerance {
         // Every result, register, uniform and constant is binary16 (reference §11).

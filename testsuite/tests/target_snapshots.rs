@@ -1,13 +1,16 @@
-//! Reviewed lima-fp output for small shaders: the disassembly decoded from the encoded words,
+//! Reviewed lima-fp output for small shaders (more, per PP unit, in the filetests under
+//! `filetests/targets/lima-fp/`) (more, per PP unit, in the filetests under
+//! `filetests/targets/lima-fp/`): the disassembly decoded from the encoded words,
 //! the reflection and the statistics (DESIGN rule 12: binaries as disassembly, never hex).
 //! Each program is also run against the interpreter, so a snapshot never records wrong code.
 
 use irc_testsuite::corpus::Outcome;
-use irc_testsuite::lima_fp::check_shader;
+use irc_testsuite::harness::check_shader;
 
 fn compile_and_check(text: &str) -> String {
     let m = irc_ir::text::parse(text).expect("parses");
-    let check = check_shader(&m, 8);
+    let target = irc::target("lima-fp").expect("registered");
+    let check = check_shader(target, &m, 8);
     assert!(matches!(check.outcome, Outcome::Ok), "{:?}", check.outcome);
     let o = check.output.expect("compiled");
     let s = &o.stats;
@@ -25,13 +28,13 @@ fn compile_and_check(text: &str) -> String {
 }
 
 #[test]
-fn textured_fog_example() {
+fn lima_fp_textured_fog_example() {
     let text = include_str!("../examples/textured_fog.ir");
     insta::assert_snapshot!(compile_and_check(text));
 }
 
 #[test]
-fn dot_products_use_sum_units() {
+fn lima_fp_dot_products_use_sum_units() {
     let text = r#"
 %1 = EntryPoint %20 Pixel
 %2 = f32x4 DclInput %1 0 0 None

@@ -16,9 +16,14 @@
 //!   outputs are printed, and any mismatch with the line's expectations fails the test.
 //! - `pass a,b,…`: runs the named passes (verifying after each); the output is the module
 //!   after them; every `; run:` line must hold both before and after.
+//! - `compile` (per `target` line): the disassembly of the compiled code, its reflection and
+//!   statistics; also `run` executes the `; run:` lines on each `target`'s simulator
+//!   ([`target`]). `option key=value` lines set the targets' compile options (`-C key=value`).
 //!
 //! The grammar and the roadmap of commands (`pass`, `optimize`, `compile`, `run`) are in
 //! docs/testing.md.
+
+mod target;
 
 use crate::runline::{show_outputs, RunLine};
 use irc_ir::{binary, text, verifier, Module};
@@ -30,6 +35,8 @@ use std::path::Path;
 pub struct Filetest {
     pub commands: Vec<String>,
     pub targets: Vec<String>,
+    /// `option key=value` lines: target compile options.
+    pub options: Vec<(String, String)>,
     pub expects: Vec<String>,
     /// `; run:` lines (the text after `; run:`), with their line numbers.
     pub runs: Vec<(usize, String)>,
@@ -41,6 +48,8 @@ pub struct Filetest {
 #[derive(Clone, Debug)]
 pub struct CommandOutput {
     pub command: String,
+    /// The target a `compile` or target `run` output is for.
+    pub target: Option<String>,
     pub output: String,
     /// Why the command failed, if it did.
     pub failures: Vec<String>,
@@ -59,6 +68,10 @@ impl Filetest {
             } else if let Some(c) = trimmed.strip_prefix("target ") {
                 t.targets.push(c.trim().to_string());
                 body.push('\n');
+            } else if let Some(c) = trimmed.strip_prefix("option ") {
+                let (k, v) = c.trim().split_once('=').unwrap_or((c.trim(), ""));
+                t.options.push((k.trim().to_string(), v.trim().to_string()));
+                body.push('\n');
             } else {
                 if let Some(e) = trimmed.strip_prefix("; expect:") {
                     t.expects.push(e.trim().to_string());
@@ -74,27 +87,59 @@ impl Filetest {
         t
     }
 
-    /// Runs every command of the test.
+    /// Runs every command of the test, targets from the built-in registry.
     pub fn run(&self, file_name: &str) -> Vec<CommandOutput> {
+        self.run_in(file_name, irc::Registry::builtin())
+    }
+
+    /// Runs every command of the test with the targets of `registry`: one output per command,
+    /// plus one per `target` line for `run`; `compile` has one per `target` line only.
+    pub fn run_in(&self, file_name: &str, registry: &irc::Registry) -> Vec<CommandOutput> {
         let module = text::parse_named(&self.source, file_name);
-        self.commands
-            .iter()
-            .map(|cmd| {
-                let mut out = CommandOutput {
-                    command: cmd.clone(),
-                    output: String::new(),
-                    failures: Vec::new(),
-                };
-                match &module {
-                    Err(e) => {
-                        out.output = format!("{e}\n");
-                        out.failures.push(format!("parse error: {e}"));
-                    }
-                    Ok(m) => self.run_command(cmd, m, &mut out),
+        let mut outs = Vec::new();
+        for cmd in &self.commands {
+            let new = |target: Option<&String>| CommandOutput {
+                command: cmd.clone(),
+                target: target.cloned(),
+                output: String::new(),
+                failures: Vec::new(),
+            };
+            let m = match &module {
+                Err(e) => {
+                    let mut out = new(None);
+                    out.output = format!("{e}\n");
+                    out.failures.push(format!("parse error: {e}"));
+                    outs.push(out);
+                    continue;
                 }
-                out
-            })
-            .collect()
+                Ok(m) => m,
+            };
+            if cmd == "compile" {
+                if self.targets.is_empty() {
+                    let mut out = new(None);
+                    out.failures
+                        .push("`test compile` needs `target` lines".into());
+                    outs.push(out);
+                }
+                for t in &self.targets {
+                    let mut out = new(Some(t));
+                    self.compile_on(registry, t, m, &mut out);
+                    outs.push(out);
+                }
+                continue;
+            }
+            let mut out = new(None);
+            self.run_command(cmd, m, &mut out);
+            outs.push(out);
+            if cmd == "run" {
+                for t in &self.targets {
+                    let mut out = new(Some(t));
+                    self.run_on(registry, t, m, &mut out);
+                    outs.push(out);
+                }
+            }
+        }
+        outs
     }
 
     fn run_command(&self, cmd: &str, m: &Module, out: &mut CommandOutput) {

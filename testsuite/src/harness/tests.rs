@@ -1,15 +1,20 @@
-//! Tests of the harness itself, without the code generator: hand-assembled PP programs with a
-//! hand-written reflection against small IR pixel shaders that compute the same thing. A
-//! correct program must match on every seed; a deliberately wrong one (wrong register, wrong
-//! lane, wrong value, wrong discard, wrong binding) must be reported, with the seed, lane,
-//! output and component named.
+//! Tests of the harness itself, without the code generator: hand-assembled programs of a real
+//! target (Lima PP, through its `Target` and `Simulator`) with a hand-written reflection
+//! against small IR pixel shaders that compute the same thing. A correct program must match on
+//! every seed; a deliberately wrong one (wrong register, wrong lane, wrong value, wrong
+//! discard, wrong binding) must be reported, with the seed, lane, output and component named.
 
 use super::*;
+use crate::corpus::Row;
 use irc_backend::reflection::{
     IoSource, OutputBinding, Reflection, ResourceBinding, SamplerBinding, SamplerKind,
     UniformBinding, UniformSource, VaryingBinding,
 };
+use irc_backend::Stats;
 use irc_lima::pp::{asm::assemble, decode_program, disassemble_program, encode::encode_program};
+
+/// The target whose simulator runs the hand-assembled programs.
+const PP: &dyn Target = &irc_lima::pp::LimaFp;
 
 fn module(text: &str) -> Module {
     let m = irc_ir::text::parse(text).unwrap_or_else(|e| panic!("{e}"));
@@ -70,13 +75,13 @@ fn cb(slot: u32, vec4_index: u32) -> UniformBinding {
     }
 }
 
-/// Runs `seeds` seeds; `Ok(fp16 deviations)` or the first error.
+/// Runs `seeds` seeds; `Ok(native-precision deviations)` or the first error.
 fn run_seeds(m: &Module, o: &Output, seeds: u64) -> Result<u32, String> {
     let mut deviations = 0;
     for seed in 0..seeds {
-        match compare_run(m, m, o, seed, &[])? {
-            RunVerdict::Matched { fp16_deviation } => {
-                deviations += u32::from(fp16_deviation.is_some())
+        match compare_run(PP, m, m, o, seed, &[])? {
+            RunVerdict::Matched { native_deviation } => {
+                deviations += u32::from(native_deviation.is_some())
             }
             RunVerdict::NoReference(why) => panic!("no reference: {why}"),
         }
@@ -130,10 +135,8 @@ fn a_wrong_output_register_is_a_mismatch() {
     let e = run_seeds(&m, &o, 8).unwrap_err();
     for part in [
         "input seed ",
-        "fp32: lane ",
-        "output v0.",
-        "component ",
-        "($0.",
+        "exact: lane ",
+        "output o0.",
         "expected ",
         ", got ",
         "2 lines of disassembly",
@@ -151,7 +154,7 @@ fn a_wrong_lane_is_a_mismatch() {
     );
     let e = run_seeds(&m, &o, 8).unwrap_err();
     assert!(
-        e.contains("component x") || e.contains("component y"),
+        e.contains("output o0.x") || e.contains("output o0.y"),
         "{e}"
     );
     // The same mistake in the reflection: the varying delivered one lane off.
@@ -163,7 +166,7 @@ fn a_wrong_lane_is_a_mismatch() {
         components: 3,
     }];
     let e = run_seeds(&m, &output(MUL_ASM, refl), 8).unwrap_err();
-    assert!(e.contains("fp32: lane"), "{e}");
+    assert!(e.contains("exact: lane"), "{e}");
 }
 
 #[test]
@@ -176,10 +179,7 @@ fn a_value_beyond_the_f32_tolerance_is_a_mismatch() {
         mul_reflection(1),
     );
     let e = run_seeds(&m, &o, 1).unwrap_err();
-    assert!(
-        e.contains("fp32: lane 0: output v0.x component x ($1.x)"),
-        "{e}"
-    );
+    assert!(e.contains("exact: lane 0: output o0.x: expected"), "{e}");
 }
 
 #[test]
@@ -192,7 +192,10 @@ fn reflection_errors_are_reported() {
         1,
     )
     .unwrap_err();
-    assert!(e.contains("output v0.w is not bound"), "{e}");
+    assert!(
+        e.contains("coverage: output o0.w is not produced by the program"),
+        "{e}"
+    );
     // A varying the shader does not declare.
     let mut refl = mul_reflection(1);
     refl.varyings.push(varying(5, 1, 0, 1));
@@ -409,7 +412,7 @@ fn cube_fetches_match_the_interpreter() {
     // A generic fetch of the cube is reported.
     let asm = "load.v ^discard.xyz 0, texld 0, mov.v0 $1 ^texture , sync, stop\n";
     let e = run_seeds(&m, &output(asm, refl), 1).unwrap_err();
-    assert!(e.contains("Generic fetch of a Cube image"), "{e}");
+    assert!(e.contains("D2 fetch of a Cube image"), "{e}");
 }
 
 /// o0 = Position, o1.x = IsFrontFace ? 1 : 0.
@@ -459,9 +462,7 @@ fn frag_coord_and_front_facing() {
     );
     let e = run_seeds(&m, &o, 8).unwrap_err();
     assert!(
-        e.contains(
-            "input seed 1: fp32: lane 0: output v0.x component w ($0.w): expected 2.0, got 0.5"
-        ),
+        e.contains("input seed 1: exact: lane 0: output o0.w: expected 2.0, got 0.5"),
         "{e}"
     );
 }
@@ -533,7 +534,7 @@ fn uniform_sources() {
         uniform_slots: 7,
         ..Default::default()
     };
-    let q = inputs::quad_inputs(&inputs, &refl).unwrap();
+    let q = pp_inputs(&inputs, &refl);
     assert_eq!(
         q.uniforms,
         vec![
@@ -571,7 +572,7 @@ fn varyings_by_absolute_component() {
         }],
         ..Default::default()
     };
-    let q = inputs::quad_inputs(&inputs, &refl).unwrap();
+    let q = pp_inputs(&inputs, &refl);
     for lane in &q.lanes {
         assert_eq!(lane.varyings, vec![[0.0; 4], [0.0, 2.0, 3.0, 0.0]]);
     }
@@ -597,9 +598,15 @@ fn profiles_from_file_names() {
         Some("ps_5_1")
     );
     assert_eq!(p("shader.raw.dxir"), None);
-    assert!(applies_to(Path::new("x/wine-ps_2_0-0000000000.raw.dxir")));
-    assert!(!applies_to(Path::new("x/wine-ps_2_0-0000000000.dxir")));
-    assert!(!applies_to(Path::new("x/wine-vs_2_0-0000000000.raw.dxir")));
+    assert!(applies_to(
+        PP,
+        Path::new("x/wine-ps_2_0-0000000000.raw.dxir")
+    ));
+    assert!(!applies_to(PP, Path::new("x/wine-ps_2_0-0000000000.dxir")));
+    assert!(!applies_to(
+        PP,
+        Path::new("x/wine-vs_2_0-0000000000.raw.dxir")
+    ));
 }
 
 #[test]
@@ -612,14 +619,15 @@ fn corpus_summary_lines() {
         lower_bound,
         ..Default::default()
     };
-    let m = |profile: &str, ok, stats: Option<Stats>, micros, fp16_deviations| ShaderMetrics {
+    let m = |profile: &str, ok, stats: Option<Stats>, micros, native_deviations| ShaderMetrics {
         profile: profile.into(),
+        stage: None,
         ok,
         seeds_compared: if stats.is_some() { 8 } else { 0 },
         seeds_skipped: u32::from(profile == "ps_3_0"),
         stats,
         compile_micros: micros,
-        fp16_deviations,
+        native_deviations,
     };
     let metrics = [
         m("ps_1_4", true, Some(stats(4, 2)), 10.0, 0),
@@ -638,41 +646,60 @@ fn corpus_summary_lines() {
         row("b", "IMul: %5 times %6"),
         row("c", "Cast: bits"),
     ];
-    let s = summary(&metrics, &rows);
+    let s = summary(PP, &metrics, &rows);
     let expected = "\
 lima-fp D3D9 pixel shaders ok: ps_1_x 1/1, ps_2_x 1/2, ps_3_0 0/1, total 2/4; other pixel shaders 0/1
 lima-fp code (3 compiled): instructions per shader median 6, total 20; 3.00 units per instruction; spills 3, fills 6; lower bound total 16 (instructions / lower bound 1.250)
 lima-fp compile time per shader: median 20.0 µs, p90 20.0 µs, max 30.0 µs
-lima-fp input sets: 24 compared, 1 skipped (no reference: interpreter trap, or a result that rests on undefined divergent quad operations); fp16 precision deviations: 2 input sets in 1 shaders
+lima-fp input sets: 24 compared, 1 skipped (no reference: interpreter trap, or a result that rests on undefined divergent quad operations); native-precision deviations (beyond abs 0.004 + rel 0.008): 2 input sets in 1 shaders
 lima-fp top unsupported reasons:
       2  IMul: %_ times %_
       1  Cast: bits
 ";
     assert_eq!(s, expected);
-    assert_eq!(summary(&[], &rows), "");
+    assert_eq!(summary(PP, &[], &rows), "");
 }
 
-/// Not a test: prints [`explain_run`] for `$LIMA_FILE` (a `.raw.dxir` or `.ir`) and input set
-/// `$LIMA_SEED` (default 0).
+/// The PP's quad inputs for the interpreter's `inputs`, through the generic conversion and the
+/// PP's adapter.
+fn pp_inputs(inputs: &ShaderInputs, refl: &Reflection) -> irc_lima::pp::QuadInputs {
+    let tex = textures::InterpTextures::new(inputs);
+    let si = inputs::sim_inputs(inputs, &tex);
+    irc_lima::pp::sim_io::quad_inputs(&si, refl).unwrap()
+}
+
+/// Not a test: prints [`explain_run`] for `$HARNESS_FILE` (a `.raw.dxir` or `.ir`) compiled
+/// for `$HARNESS_TARGET` and input set `$HARNESS_SEED` (default 0).
 #[test]
-#[ignore = "a debugging aid: LIMA_FILE=path [LIMA_SEED=n] … -- --ignored --nocapture"]
+#[ignore = "a debugging aid: HARNESS_TARGET=name HARNESS_FILE=path [HARNESS_SEED=n] … -- --ignored --nocapture"]
 fn explain_file() {
-    let Some(path) = std::env::var_os("LIMA_FILE") else {
+    let (Some(path), Ok(name)) = (
+        std::env::var_os("HARNESS_FILE"),
+        std::env::var("HARNESS_TARGET"),
+    ) else {
         return;
     };
-    let bytes = std::fs::read(&path).expect("LIMA_FILE is readable");
+    let target = irc::target(&name).expect("HARNESS_TARGET is a target");
+    let bytes = std::fs::read(&path).expect("HARNESS_FILE is readable");
     let raw = match std::str::from_utf8(&bytes) {
         Ok(text) if Path::new(&path).extension().is_some_and(|e| e == "ir") => {
             irc_ir::text::parse(text).unwrap_or_else(|e| panic!("{e}"))
         }
         _ => irc_ir::binary::read(&bytes).unwrap_or_else(|e| panic!("{e}")),
     };
-    let seed = std::env::var("LIMA_SEED").map_or(0, |s| s.parse().expect("LIMA_SEED is a number"));
+    let seed =
+        std::env::var("HARNESS_SEED").map_or(0, |s| s.parse().expect("HARNESS_SEED is a number"));
     let options = irc::Options::default();
-    match irc::compile(irc::Input::Module(raw.clone()), TARGET, &options) {
+    match irc::compile_for(irc::Input::Module(raw.clone()), target, &options) {
         Ok(o) => println!(
             "{}",
-            explain_run(&raw, &o, seed, &options.legacy_state.input_values(&raw))
+            explain_run(
+                target,
+                &raw,
+                &o,
+                seed,
+                &options.legacy_state.input_values(&raw)
+            )
         ),
         Err(d) => println!("{d}"),
     }
