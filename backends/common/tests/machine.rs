@@ -11,6 +11,7 @@ use irc_backend::machine::cfg::{
 use irc_backend::machine::copies::{sequence, Step, Strategy};
 use irc_backend::machine::dce::{dead_writes, remove_unreachable, Reads};
 use irc_backend::machine::deps::deps;
+use irc_backend::machine::remat::Rematerialize;
 use irc_backend::machine::spill::{
     block_weight, schedule_and_allocate, spill_cost, Attempts, NoSpill, Schedulable, SpillStrategy,
 };
@@ -605,4 +606,34 @@ fn no_spill_strategy_reports_the_limit() {
     assert_eq!(err.kind, DiagnosticKind::Limit);
     assert!(err.message.contains("the toy registers"), "{}", err.message);
     assert_eq!(f, pressure(), "NoSpill must leave the program alone");
+}
+
+#[test]
+fn rematerialization_recomputes_constants_instead_of_spilling() {
+    let file = RegFile {
+        registers: 4,
+        lanes: 1,
+    };
+    let mut f = pressure();
+    let want = run(&f, None, 10_000);
+    let done = schedule_and_allocate(&mut f, &file, &mut Rematerialize, &ATTEMPTS, 0)
+        .expect("rematerializing the constants makes it fit");
+    assert_eq!(f.slots, 0, "no memory used");
+    assert!(f.blocks[1]
+        .ops
+        .iter()
+        .any(|op| matches!(op, ToyOp::Const { value: 13, .. })));
+    check(&file, &done.program, &done.allocation).expect("the checker accepts the allocation");
+    assert_eq!(run(&f, Some(&done.allocation), 10_000), want);
+    // vals[0] is written twice and the sums read registers: not candidates.
+    assert!(!Rematerialize.spillable(&pressure(), VReg(0)));
+    assert!(Rematerialize.spillable(&pressure(), VReg(3)));
+    // Two registers are too few even so.
+    let two = RegFile {
+        registers: 2,
+        lanes: 1,
+    };
+    let err =
+        schedule_and_allocate(&mut pressure(), &two, &mut Rematerialize, &ATTEMPTS, 0).unwrap_err();
+    assert_eq!(err.kind, DiagnosticKind::Limit);
 }

@@ -16,7 +16,9 @@
 //! * [`cfg`] — a small CFG interface with the lowering helpers built on it: edge blocks for
 //!   moves on critical edges, loop depth;
 //! * [`copies`] — sequencing parallel copies (phi moves) into ordinary moves;
-//! * [`spill`] — the schedule → allocate → spill driver with a pluggable [`spill::SpillStrategy`];
+//! * [`spill`] — the schedule → allocate → spill driver with a pluggable [`spill::SpillStrategy`]
+//!   ([`spill::NoSpill`] for a plain limit error, [`remat::Rematerialize`] for targets without
+//!   memory, the backend's own memory spill otherwise);
 //! * [`buffer`] — a label/fixup code buffer for fixed-size-instruction targets.
 //!
 //! # Stages
@@ -33,6 +35,7 @@ pub mod cfg;
 pub mod copies;
 pub mod dce;
 pub mod deps;
+pub mod remat;
 pub mod spill;
 
 use smallvec::SmallVec;

@@ -14,9 +14,9 @@
 //! conditions, texture coordinates, indices). Then the program is scheduled and allocated
 //! again (Mesa's ppir does the same, §13).
 
+use irc_backend::machine;
 use irc_backend::machine::spill::{block_weight, spill_cost, SpillStrategy};
-use irc_backend::machine::{self};
-use irc_backend::regalloc::{self, Access, Allocation, Point, RegFile, VReg, VRegInfo};
+use irc_backend::regalloc::{self, Access, Point, RegFile, VReg, VRegInfo};
 use irc_backend::Diagnostic;
 use smallvec::SmallVec;
 
@@ -83,17 +83,6 @@ pub fn describe(p: &Program, blocks: &[SBlock], succs: &[Vec<usize>]) -> regallo
         })
         .collect();
     out
-}
-
-/// Allocates registers for a scheduled program.
-pub fn allocate(
-    p: &Program,
-    blocks: &[SBlock],
-    succs: &[Vec<usize>],
-) -> Result<(Allocation, regalloc::Program), regalloc::AllocFailure> {
-    let desc = describe(p, blocks, succs);
-    let a = regalloc::allocate(&FILE, &desc)?;
-    Ok((a, desc))
 }
 
 /// Rewrites `p` so that `v` lives in temporary-stack slot `slot` between its writes and
