@@ -1,6 +1,7 @@
 //! Everything the compiler knows about one PP machine op, in one place: which units can run it
-//! ([`Alu::units`], [`unit_options`]), which unit opcode encodes it ([`Alu::mul_op`],
-//! [`Alu::acc_op`], [`Alu::combine_op`]), and which register components it reads and writes
+//! ([`Alu::units`], [`unit_options`]), which unit opcode encodes it (the [`Alu::facts`] table),
+//! which constant fields and uniform load it needs ([`const_groups`], [`uniform_need`]), and
+//! which register components it reads and writes
 //! at which pipeline stage ([`MachOp::operands`]) — the single description that liveness,
 //! dead-write removal, the scheduler's dependence graph, the allocator and its checker read.
 //!
@@ -11,83 +12,90 @@
 //! the varying unit, the LOD by the sampler, a spill's value by the temp-write unit. Before
 //! scheduling every unit slot reads as the mul stage (3), so an op reads before it writes.
 
+use half::f16;
 use irc_backend::machine::{def_at, use_at, MachOp, Memory, Operands, Slot};
 use smallvec::{smallvec, SmallVec};
 
 use super::isa::{AccOp, CombineOp, MulOp};
-use super::mir::{Alu, Coords, Kind, MOp, Operand, Src, UnitKind};
+use super::mir::{Alu, Coords, Kind, MOp, Operand, Src, UniformUse, UnitKind};
+
+/// The facts of one ALU op: a row of [`Alu::facts`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AluFacts {
+    /// Number of sources.
+    pub srcs: usize,
+    /// Opcode in the multiply units, if they run it.
+    pub mul: Option<MulOp>,
+    /// Opcode in the add units, if they run it.
+    pub acc: Option<AccOp>,
+    /// Opcode in the combiner (scalar only), if it runs it.
+    pub combine: Option<CombineOp>,
+}
+
+const fn row(
+    srcs: usize,
+    mul: Option<MulOp>,
+    acc: Option<AccOp>,
+    combine: Option<CombineOp>,
+) -> AluFacts {
+    AluFacts {
+        srcs,
+        mul,
+        acc,
+        combine,
+    }
+}
 
 impl Alu {
+    /// The table: sources and the opcode of every unit class that can run the op.
+    pub const fn facts(self) -> AluFacts {
+        use AccOp as A;
+        use CombineOp as C;
+        use MulOp as M;
+        match self {
+            Alu::Mov => row(1, Some(M::Mov), Some(A::Mov), None),
+            Alu::Mul => row(2, Some(M::Mul), None, None),
+            Alu::Add => row(2, None, Some(A::Add), None),
+            Alu::Min => row(2, Some(M::Min), Some(A::Min), None),
+            Alu::Max => row(2, Some(M::Max), Some(A::Max), None),
+            Alu::Gt => row(2, Some(M::Gt), Some(A::Gt), None),
+            Alu::Ge => row(2, Some(M::Ge), Some(A::Ge), None),
+            Alu::Eq => row(2, Some(M::Eq), Some(A::Eq), None),
+            Alu::Ne => row(2, Some(M::Ne), Some(A::Ne), None),
+            Alu::Not => row(1, Some(M::Not), None, None),
+            Alu::And => row(2, Some(M::And), None, None),
+            Alu::Or => row(2, Some(M::Or), None, None),
+            Alu::Floor => row(1, None, Some(A::Floor), None),
+            Alu::Ceil => row(1, None, Some(A::Ceil), None),
+            Alu::Fract => row(1, None, Some(A::Fract), None),
+            Alu::Sum3 => row(1, None, Some(A::Sum3), None),
+            Alu::Sum4 => row(1, None, Some(A::Sum4), None),
+            Alu::DdxRaw => row(2, None, Some(A::DFdx), None),
+            Alu::DdyRaw => row(2, None, Some(A::DFdy), None),
+            Alu::Rcp => row(1, None, None, Some(C::Rcp)),
+            Alu::Rsqrt => row(1, None, None, Some(C::Rsqrt)),
+            Alu::Sqrt => row(1, None, None, Some(C::Sqrt)),
+            Alu::Exp2 => row(1, None, None, Some(C::Exp2)),
+            Alu::Log2 => row(1, None, None, Some(C::Log2)),
+            Alu::Sin => row(1, None, None, Some(C::Sin)),
+            Alu::Cos => row(1, None, None, Some(C::Cos)),
+        }
+    }
     /// Number of sources.
     pub const fn srcs(self) -> usize {
-        match self {
-            Alu::Mov
-            | Alu::Not
-            | Alu::Floor
-            | Alu::Ceil
-            | Alu::Fract
-            | Alu::Sum3
-            | Alu::Sum4
-            | Alu::Rcp
-            | Alu::Rsqrt
-            | Alu::Sqrt
-            | Alu::Exp2
-            | Alu::Log2
-            | Alu::Sin
-            | Alu::Cos => 1,
-            _ => 2,
-        }
+        self.facts().srcs
     }
     /// The multiply-unit opcode, if the mul units can execute it.
     pub const fn mul_op(self) -> Option<MulOp> {
-        Some(match self {
-            Alu::Mov => MulOp::Mov,
-            Alu::Mul => MulOp::Mul,
-            Alu::Min => MulOp::Min,
-            Alu::Max => MulOp::Max,
-            Alu::Gt => MulOp::Gt,
-            Alu::Ge => MulOp::Ge,
-            Alu::Eq => MulOp::Eq,
-            Alu::Ne => MulOp::Ne,
-            Alu::Not => MulOp::Not,
-            Alu::And => MulOp::And,
-            Alu::Or => MulOp::Or,
-            _ => return None,
-        })
+        self.facts().mul
     }
     /// The add-unit opcode, if the add units can execute it.
     pub const fn acc_op(self) -> Option<AccOp> {
-        Some(match self {
-            Alu::Mov => AccOp::Mov,
-            Alu::Add => AccOp::Add,
-            Alu::Min => AccOp::Min,
-            Alu::Max => AccOp::Max,
-            Alu::Gt => AccOp::Gt,
-            Alu::Ge => AccOp::Ge,
-            Alu::Eq => AccOp::Eq,
-            Alu::Ne => AccOp::Ne,
-            Alu::Floor => AccOp::Floor,
-            Alu::Ceil => AccOp::Ceil,
-            Alu::Fract => AccOp::Fract,
-            Alu::Sum3 => AccOp::Sum3,
-            Alu::Sum4 => AccOp::Sum4,
-            Alu::DdxRaw => AccOp::DFdx,
-            Alu::DdyRaw => AccOp::DFdy,
-            _ => return None,
-        })
+        self.facts().acc
     }
     /// The combiner opcode, if the combiner executes it.
     pub const fn combine_op(self) -> Option<CombineOp> {
-        Some(match self {
-            Alu::Rcp => CombineOp::Rcp,
-            Alu::Rsqrt => CombineOp::Rsqrt,
-            Alu::Sqrt => CombineOp::Sqrt,
-            Alu::Exp2 => CombineOp::Exp2,
-            Alu::Log2 => CombineOp::Log2,
-            Alu::Sin => CombineOp::Sin,
-            Alu::Cos => CombineOp::Cos,
-            _ => return None,
-        })
+        self.facts().combine
     }
     /// Units able to run the op at `width` components (scalar units only for width 1; the
     /// combiner only for its scalar functions). Preferred first.
@@ -158,6 +166,44 @@ pub fn unit_options(op: &MOp) -> SmallVec<[SmallVec<[UnitKind; 3]>; 4]> {
         ],
         Kind::Spill { .. } => smallvec![smallvec![TempWrite]],
     }
+}
+
+/// Constant scalars an op reads, per source (the lanes it actually uses).
+pub fn const_groups(op: &MOp) -> SmallVec<[SmallVec<[f16; 4]>; 4]> {
+    let lanes = match &op.kind {
+        Kind::Alu(Alu::Sum3) => 3,
+        Kind::Alu(Alu::Sum4) => 4,
+        Kind::Select(_) => op.width,
+        _ => op.width,
+    } as usize;
+    let mut out = SmallVec::new();
+    for (i, s) in op.srcs.iter().enumerate() {
+        if let Operand::Const(k) = s.op {
+            // The condition operands of a select are scalar.
+            let n = if matches!(op.kind, Kind::Select(_)) && i < 2 {
+                1
+            } else {
+                lanes.max(1)
+            };
+            let mut g: SmallVec<[f16; 4]> = SmallVec::new();
+            for h in &k[..n.min(4)] {
+                if !g.iter().any(|x| x.to_bits() == h.to_bits()) {
+                    g.push(*h);
+                }
+            }
+            out.push(g);
+        }
+    }
+    out
+}
+
+/// The uniform or temporary-stack load an op reads through `^uniform`, if any.
+pub fn uniform_need(op: &MOp) -> Option<UniformUse> {
+    op.srcs.iter().find_map(|s| match s.op {
+        Operand::Uniform { slot, offset, .. } => Some(UniformUse::Uniform { slot, offset }),
+        Operand::Temp { slot, .. } => Some(UniformUse::Temp { slot }),
+        _ => None,
+    })
 }
 
 /// Components of a register source read by `lanes` lanes of an op.

@@ -22,9 +22,9 @@ use irc_backend::machine::deps::deps;
 use irc_backend::regalloc::VReg;
 use smallvec::{smallvec, SmallVec};
 
-use super::facts::unit_options;
+use super::facts::{const_groups, uniform_need, unit_options};
 
-use super::mir::{Alu, Kind, MOp, Operand, Program, Terminator, UniformUse, UnitKind};
+use super::mir::{Kind, MOp, Program, Terminator, UniformUse, UnitKind};
 
 /// What the branch unit of an instruction does.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,43 +77,6 @@ impl Instr {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SBlock {
     pub instrs: Vec<Instr>,
-}
-
-/// Constant scalars an op reads, per source (the lanes it actually uses).
-fn const_groups(op: &MOp) -> SmallVec<[SmallVec<[f16; 4]>; 4]> {
-    let lanes = match &op.kind {
-        Kind::Alu(Alu::Sum3) => 3,
-        Kind::Alu(Alu::Sum4) => 4,
-        Kind::Select(_) => op.width,
-        _ => op.width,
-    } as usize;
-    let mut out = SmallVec::new();
-    for (i, s) in op.srcs.iter().enumerate() {
-        if let Operand::Const(k) = s.op {
-            // The condition operands of a select are scalar.
-            let n = if matches!(op.kind, Kind::Select(_)) && i < 2 {
-                1
-            } else {
-                lanes.max(1)
-            };
-            let mut g: SmallVec<[f16; 4]> = SmallVec::new();
-            for h in &k[..n.min(4)] {
-                if !g.iter().any(|x| x.to_bits() == h.to_bits()) {
-                    g.push(*h);
-                }
-            }
-            out.push(g);
-        }
-    }
-    out
-}
-
-fn uniform_need(op: &MOp) -> Option<UniformUse> {
-    op.srcs.iter().find_map(|s| match s.op {
-        Operand::Uniform { slot, offset, .. } => Some(UniformUse::Uniform { slot, offset }),
-        Operand::Temp { slot, .. } => Some(UniformUse::Temp { slot }),
-        _ => None,
-    })
 }
 
 /// The scalars of one constant field.
