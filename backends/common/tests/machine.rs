@@ -11,12 +11,13 @@ use irc_backend::machine::cfg::{
 use irc_backend::machine::copies::{sequence, Step, Strategy};
 use irc_backend::machine::dce::{dead_writes, remove_unreachable, Reads};
 use irc_backend::machine::deps::deps;
+use irc_backend::machine::describe::{ProgramBuilder, VRegShape};
 use irc_backend::machine::remat::Rematerialize;
 use irc_backend::machine::spill::{
-    block_weight, schedule_and_allocate, spill_cost, Attempts, NoSpill, Schedulable, SpillStrategy,
+    schedule_and_allocate, Attempts, NoSpill, Schedulable, SpillStrategy,
 };
 use irc_backend::machine::{point, MachFunction};
-use irc_backend::regalloc::{self, check, Point, RegFile, VReg, VRegInfo};
+use irc_backend::regalloc::{self, check, Point, RegFile, VReg};
 use irc_backend::{Diagnostic, DiagnosticKind};
 use toy::{run, ToyFn, ToyOp, ToyTerm};
 
@@ -377,46 +378,27 @@ impl Schedulable for ToyFn {
         Ok(())
     }
     fn describe(&self, (): &()) -> regalloc::Program {
-        let mut costs = vec![0f32; self.sizes.len()];
-        let mut out = regalloc::Program::default();
+        let mut out = ProgramBuilder::new(self.sizes.len());
         for (b, blk) in self.blocks.iter().enumerate() {
-            let mut points: Vec<Point> = blk
-                .ops
-                .iter()
-                .map(|op| {
-                    let mut pt = Point::default();
-                    point(op, &[], &mut pt);
-                    pt
-                })
-                .collect();
+            out.block(self.succs(b).into_vec(), blk.depth);
+            for op in &blk.ops {
+                let mut pt = Point::default();
+                point(op, &[], &mut pt);
+                out.point(pt);
+            }
             let mut end = Point::default();
             let mut ops = Default::default();
             self.terminator_uses(b, &mut ops);
             for o in &ops {
                 end.uses.push(regalloc::Access::new(o.vreg, 0, o.mask));
             }
-            points.push(end);
-            for pt in &points {
-                for a in pt.uses.iter().chain(&pt.defs) {
-                    costs[a.vreg.index()] += block_weight(blk.depth);
-                }
-            }
-            out.blocks.push(regalloc::Block {
-                points,
-                succs: self.succs(b).into_vec(),
-            });
+            out.point(end);
         }
-        out.vregs = self
-            .sizes
-            .iter()
-            .zip(&costs)
-            .zip(&self.no_spill)
-            .map(|((&size, &c), &ns)| VRegInfo {
-                spill_cost: spill_cost(c, size, ns),
-                ..VRegInfo::new(size)
-            })
-            .collect();
-        out
+        out.finish(|v| VRegShape {
+            size: self.sizes[v.index()],
+            lane0: false,
+            no_spill: self.no_spill[v.index()],
+        })
     }
 }
 

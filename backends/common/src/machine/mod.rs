@@ -10,7 +10,8 @@
 //!
 //! * [`MachFunction`] — blocks of [`MachOp`]s with a [`cfg::Cfg`] and the reads of each
 //!   block's terminator;
-//! * [`point`] — one allocator [`Point`] from the operands of the ops sharing an instruction;
+//! * [`point`] — one allocator [`Point`] from the operands of the ops sharing an instruction,
+//!   and [`describe::ProgramBuilder`] for the whole [`crate::regalloc::Program`] with spill costs;
 //! * [`deps`] — the scheduler's dependence graph of one block (register and memory order);
 //! * [`dce`] — dead-write removal and unreachable-block removal;
 //! * [`cfg`] — a small CFG interface with the lowering helpers built on it: edge blocks for
@@ -35,6 +36,7 @@ pub mod cfg;
 pub mod copies;
 pub mod dce;
 pub mod deps;
+pub mod describe;
 pub mod remat;
 pub mod spill;
 
