@@ -315,3 +315,87 @@ impl MachOp for MOp {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use irc_backend::regalloc::VReg;
+
+    const ALL: [Alu; 26] = [
+        Alu::Mov,
+        Alu::Mul,
+        Alu::Add,
+        Alu::Min,
+        Alu::Max,
+        Alu::Gt,
+        Alu::Ge,
+        Alu::Eq,
+        Alu::Ne,
+        Alu::Not,
+        Alu::And,
+        Alu::Or,
+        Alu::Floor,
+        Alu::Ceil,
+        Alu::Fract,
+        Alu::Sum3,
+        Alu::Sum4,
+        Alu::DdxRaw,
+        Alu::DdyRaw,
+        Alu::Rcp,
+        Alu::Rsqrt,
+        Alu::Sqrt,
+        Alu::Exp2,
+        Alu::Log2,
+        Alu::Sin,
+        Alu::Cos,
+    ];
+
+    /// Every ALU op runs somewhere as a scalar, and its unit opcodes read as many sources as
+    /// the op has.
+    #[test]
+    fn alu_table_is_consistent() {
+        for a in ALL {
+            assert!(!a.units(1).is_empty(), "{a:?}");
+            let f = a.facts();
+            if let Some(m) = f.mul {
+                assert_eq!(m.num_srcs() as usize, f.srcs, "{a:?} in the mul units");
+            }
+            if let Some(c) = f.acc {
+                assert_eq!(c.num_srcs() as usize, f.srcs, "{a:?} in the add units");
+            }
+            assert_eq!(
+                f.combine.is_some(),
+                a.units(1).as_slice() == [UnitKind::Combine],
+                "{a:?}"
+            );
+        }
+    }
+
+    /// A multiply-add reads its factors in the mul unit and its addend in the add unit,
+    /// writes in the add unit; unplaced, everything is at the mul stage.
+    #[test]
+    fn operands_follow_the_placement() {
+        let s = |v: u32, c: u8| Src::new(Operand::reg(VReg(v), c));
+        let mut op = MOp::alu(Alu::Add, VReg(3), 1, 2, &[s(0, 0), s(1, 2), s(2, 1)]);
+        op.kind = Kind::Mad;
+        let mut pt = irc_backend::regalloc::Point::default();
+        irc_backend::machine::point(&op, &[UnitKind::VMul, UnitKind::VAdd], &mut pt);
+        let uses: Vec<(u32, u8, u8)> = pt
+            .uses
+            .iter()
+            .map(|a| (a.vreg.0, a.stage, a.mask))
+            .collect();
+        assert_eq!(uses, [(0, 3, 0b1), (1, 3, 0b100), (2, 4, 0b10)]);
+        assert_eq!(
+            (pt.defs[0].vreg, pt.defs[0].stage, pt.defs[0].mask),
+            (VReg(3), 4, 0b110)
+        );
+        let mut unplaced = irc_backend::regalloc::Point::default();
+        irc_backend::machine::point(&op, &[], &mut unplaced);
+        assert!(unplaced
+            .uses
+            .iter()
+            .chain(&unplaced.defs)
+            .all(|a| a.stage == 3));
+    }
+}
