@@ -6,7 +6,7 @@
 mod toy;
 
 use irc_backend::machine::cfg::{
-    depths_from_ranges, edge_block, idoms, loop_depths, preds, reachable, split_critical_edges, Cfg,
+    edge_block, idoms, loop_depths, preds, reachable, split_critical_edges, Cfg,
 };
 use irc_backend::machine::copies::{sequence, Step, Strategy};
 use irc_backend::machine::dce::{dead_writes, remove_unreachable, Reads};
@@ -220,8 +220,15 @@ fn dominators_and_loop_depths() {
     jump(&mut g, 1);
     assert_eq!(loop_depths(&g), [0, 1, 2, 2, 1, 0, 0]);
     assert_eq!(reachable(&g), [true, true, true, true, true, true, false]);
-    assert_eq!(depths_from_ranges(6, [(1, 5), (2, 4)]), [0, 1, 2, 2, 1, 0]);
-    assert_eq!(depths_from_ranges(3, [(1, 9)]), [0, 1, 1]);
+    // A break path (2 → 3 → 4) leaves the loop {1, 2}.
+    let mut h = ToyFn::default();
+    let c = h.vreg(1);
+    jump(&mut h, 1);
+    branch(&mut h, c, 2, 4);
+    branch(&mut h, c, 3, 1);
+    jump(&mut h, 4);
+    h.block(vec![], ToyTerm::Ret { result: None });
+    assert_eq!(loop_depths(&h), [0, 1, 1, 0, 0]);
 }
 
 // ---------------------------------------------------------------------------------------------
