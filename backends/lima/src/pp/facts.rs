@@ -168,23 +168,38 @@ pub fn unit_options(op: &MOp) -> SmallVec<[SmallVec<[UnitKind; 3]>; 4]> {
     }
 }
 
-/// Constant scalars an op reads, per source (the lanes it actually uses).
+/// Where source `i` of `op` is read (which unit of the placement, or a fixed stage) and how
+/// many of its lanes: the one per-source table behind both the register operands
+/// ([`MachOp::operands`]) and the constant-field needs ([`const_groups`]).
+pub fn src_read(op: &MOp, i: usize) -> (Slot, usize) {
+    let width = usize::from(op.width);
+    let (first, second) = (Slot::Unit(0), Slot::Unit(1));
+    match &op.kind {
+        Kind::Alu(Alu::Sum3) => (first, 3),
+        Kind::Alu(Alu::Sum4) => (first, 4),
+        Kind::Alu(_) | Kind::ScaleVec => (first, width),
+        // Factors in the mul unit, the addend in the add unit.
+        Kind::Mad => (if i < 2 { first } else { second }, width),
+        // The scalar condition in the mul unit, the alternatives in the add unit.
+        Kind::Select(_) => {
+            if i < 2 {
+                (first, 1)
+            } else {
+                (second, width)
+            }
+        }
+        Kind::Spill { .. } => (Slot::Stage(UnitKind::TempWrite.stage()), 1),
+        // No sources: their inputs are the varying, sampler and LOD fields.
+        Kind::Varying { .. } | Kind::Special(_) | Kind::Texture { .. } => (first, width),
+    }
+}
+
+/// Constant scalars an op reads, per constant source (the lanes it actually uses, distinct).
 pub fn const_groups(op: &MOp) -> SmallVec<[SmallVec<[f16; 4]>; 4]> {
-    let lanes = match &op.kind {
-        Kind::Alu(Alu::Sum3) => 3,
-        Kind::Alu(Alu::Sum4) => 4,
-        Kind::Select(_) => op.width,
-        _ => op.width,
-    } as usize;
     let mut out = SmallVec::new();
     for (i, s) in op.srcs.iter().enumerate() {
         if let Operand::Const(k) = s.op {
-            // The condition operands of a select are scalar.
-            let n = if matches!(op.kind, Kind::Select(_)) && i < 2 {
-                1
-            } else {
-                lanes.max(1)
-            };
+            let n = src_read(op, i).1.max(1);
             let mut g: SmallVec<[f16; 4]> = SmallVec::new();
             for h in &k[..n.min(4)] {
                 if !g.iter().any(|x| x.to_bits() == h.to_bits()) {
@@ -234,39 +249,11 @@ impl MachOp for MOp {
     type Unit = UnitKind;
 
     fn operands(&self, out: &mut Operands) {
-        let first = Slot::Unit(0);
-        let second = Slot::Unit(1);
-        let lanes = self.width as usize;
         match &self.kind {
-            Kind::Alu(Alu::Sum3 | Alu::Sum4) if self.srcs.len() == 2 => {
-                let n = if self.kind == Kind::Alu(Alu::Sum3) {
-                    3
-                } else {
-                    4
-                };
-                for s in &self.srcs {
-                    src_operands(out, s, first, n);
-                }
-            }
-            Kind::Alu(Alu::Sum3) => src_operands(out, &self.srcs[0], first, 3),
-            Kind::Alu(Alu::Sum4) => src_operands(out, &self.srcs[0], first, 4),
-            Kind::Alu(_) | Kind::ScaleVec => {
-                for s in &self.srcs {
-                    src_operands(out, s, first, lanes);
-                }
-            }
-            Kind::Mad => {
+            Kind::Alu(_) | Kind::ScaleVec | Kind::Mad | Kind::Select(_) | Kind::Spill { .. } => {
                 for (i, s) in self.srcs.iter().enumerate() {
-                    src_operands(out, s, if i < 2 { first } else { second }, lanes);
-                }
-            }
-            Kind::Select(_) => {
-                for (i, s) in self.srcs.iter().enumerate() {
-                    if i < 2 {
-                        src_operands(out, s, first, 1);
-                    } else {
-                        src_operands(out, s, second, lanes);
-                    }
+                    let (slot, lanes) = src_read(self, i);
+                    src_operands(out, s, slot, lanes);
                 }
             }
             Kind::Varying { .. } | Kind::Special(_) => {}
@@ -276,11 +263,6 @@ impl MachOp for MOp {
                 }
                 if let Some((v, c, _)) = lod {
                     use_at(out, *v, 1 << c, Slot::Stage(UnitKind::Sampler.stage()));
-                }
-            }
-            Kind::Spill { .. } => {
-                for s in &self.srcs {
-                    src_operands(out, s, Slot::Stage(UnitKind::TempWrite.stage()), 1);
                 }
             }
         }
