@@ -14,7 +14,7 @@
 //!   and [`describe::ProgramBuilder`] for the whole [`crate::regalloc::Program`] with spill costs;
 //! * [`deps`] — the scheduler's dependence graph of one block (register and memory order);
 //! * [`dce`] — dead-write removal and unreachable-block removal;
-//! * [`cfg`] — a small CFG interface with the lowering helpers built on it: edge blocks for
+//! * [`cfg`](mod@cfg) — a small CFG interface with the lowering helpers built on it: edge blocks for
 //!   moves on critical edges, loop depth;
 //! * [`copies`] — sequencing parallel copies (phi moves) into ordinary moves;
 //! * [`spill`] — the schedule → allocate → spill driver with a pluggable [`spill::SpillStrategy`]
@@ -30,6 +30,20 @@
 //! the units; before scheduling (`units` empty) the same function gives the op's default
 //! stages. Inside one point, reads at a stage happen before writes at the same stage (see
 //! [`crate::regalloc`]).
+//!
+//! # Putting a backend on it (Lima PP is the worked example)
+//!
+//! 1. Implement [`MachOp`] for the machine op (Lima PP: `pp/facts.rs`, next to the op's unit
+//!    options and opcodes) and [`MachFunction`] + [`cfg::CfgEdit`] for the program.
+//! 2. Lower with [`cfg::edge_block`] and [`copies::sequence`] for phi moves and
+//!    [`cfg::loop_depths`] for spill weights; clean up with [`dce::remove_unreachable`] and
+//!    [`dce::dead_writes`].
+//! 3. Schedule each block from [`deps::deps`]; implement [`spill::Schedulable`] (schedule with
+//!    an attempt parameter, describe with [`point`] and [`describe::ProgramBuilder`]) and run
+//!    [`spill::schedule_and_allocate`] with a [`spill::SpillStrategy`]; check the result with
+//!    [`crate::regalloc::check`].
+//! 4. Encode through the target's [`crate::bits`] table, with a [`buffer::CodeBuffer`] when
+//!    instructions have a fixed size.
 
 pub mod buffer;
 pub mod cfg;
