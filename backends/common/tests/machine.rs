@@ -12,6 +12,7 @@ use irc_backend::machine::copies::{sequence, Step, Strategy};
 use irc_backend::machine::dce::{dead_writes, remove_unreachable, Reads};
 use irc_backend::machine::deps::deps;
 use irc_backend::machine::describe::{ProgramBuilder, VRegShape};
+use irc_backend::machine::list::{list_schedule, Bundle};
 use irc_backend::machine::remat::Rematerialize;
 use irc_backend::machine::spill::{
     schedule_and_allocate, Attempts, NoSpill, Schedulable, SpillStrategy,
@@ -372,6 +373,98 @@ fn dependences_follow_registers_and_memory() {
         assert_eq!(g.preds[i], *w, "op {i}");
     }
     assert_eq!(g.height, [5, 5, 4, 2, 3, 2, 1, 1]);
+}
+
+/// Two ops per bundle, at most one touching memory, never an output when `no_out`.
+#[derive(Default)]
+struct Pair {
+    ops: Vec<ToyOp>,
+}
+
+impl Bundle<ToyOp> for Pair {
+    fn try_place(&mut self, op: &ToyOp) -> bool {
+        let mem = |o: &ToyOp| matches!(o, ToyOp::Store { .. } | ToyOp::Load { .. });
+        if self.ops.len() == 2 || (mem(op) && self.ops.iter().any(mem)) {
+            return false;
+        }
+        if matches!(op, ToyOp::Out { comp: 3, .. }) {
+            return false; // "does not fit any bundle"
+        }
+        self.ops.push(op.clone());
+        true
+    }
+    fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+}
+
+#[test]
+fn list_scheduling_respects_dependences_and_the_window() {
+    let mut f = ToyFn::default();
+    let [a, b, c, d] = [(); 4].map(|_| f.vreg(1));
+    let ops = vec![
+        ToyOp::Const {
+            dst: a,
+            comp: 0,
+            value: 1,
+        },
+        ToyOp::Const {
+            dst: b,
+            comp: 0,
+            value: 2,
+        },
+        ToyOp::Add { dst: c, a, b },
+        ToyOp::Const {
+            dst: a,
+            comp: 0,
+            value: 3,
+        },
+        ToyOp::Store { slot: 0, src: c },
+        ToyOp::Load { dst: d, slot: 0 },
+        ToyOp::Store { slot: 0, src: a },
+        ToyOp::Out { src: d, comp: 0 },
+    ];
+    let g = deps(&ops);
+    for window in [1, 2, 3, 8] {
+        let (bundles, at): (Vec<Pair>, Vec<usize>) =
+            list_schedule(&ops, window, |_| false).unwrap();
+        for (i, p) in g.preds.iter().enumerate() {
+            assert!(p.iter().all(|&p| at[p] < at[i]), "window {window}: op {i}");
+        }
+        assert_eq!(
+            bundles.iter().map(|b| b.ops.len()).sum::<usize>(),
+            ops.len()
+        );
+        if window == 1 {
+            assert_eq!(bundles.len(), ops.len(), "one candidate at a time");
+        }
+    }
+    let (wide, _): (Vec<Pair>, _) = list_schedule(&ops, 8, |_| false).unwrap();
+    assert_eq!(wide.len(), 5, "the critical path 0/1 → 2 → 4 → 5 → 7");
+    // Urgent ops go first among the ready ones.
+    let three: Vec<ToyOp> = [a, b, c]
+        .iter()
+        .map(|&dst| ToyOp::Const {
+            dst,
+            comp: 0,
+            value: 0,
+        })
+        .collect();
+    let (_, at): (Vec<Pair>, _) = list_schedule(&three, 8, |_| false).unwrap();
+    assert_eq!(at, [0, 0, 1]);
+    let (_, at): (Vec<Pair>, _) = list_schedule(
+        &three,
+        8,
+        |o| matches!(o, ToyOp::Const { dst, .. } if *dst == c),
+    )
+    .unwrap();
+    assert_eq!(at, [0, 1, 0]);
+    // An op no bundle takes.
+    let stuck = [ToyOp::Out { src: a, comp: 3 }];
+    assert_eq!(
+        list_schedule::<_, Pair>(&stuck, 4, |_| false).err(),
+        Some(0)
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,7 +12,8 @@
 //!   block's terminator;
 //! * [`point`] — one allocator [`Point`] from the operands of the ops sharing an instruction,
 //!   and [`describe::ProgramBuilder`] for the whole [`crate::regalloc::Program`] with spill costs;
-//! * [`deps`] — the scheduler's dependence graph of one block (register and memory order);
+//! * [`deps`] — the scheduler's dependence graph of one block (register and memory order), and
+//!   [`list::list_schedule`], windowed list scheduling into target-defined bundles;
 //! * [`dce`] — dead-write removal and unreachable-block removal;
 //! * [`cfg`](mod@cfg) — a small CFG interface with the lowering helpers built on it: edge blocks for
 //!   moves on critical edges, loop depth;
@@ -38,7 +39,8 @@
 //! 2. Lower with [`cfg::edge_block`] and [`copies::sequence`] for phi moves and
 //!    [`cfg::loop_depths`] for spill weights; clean up with [`dce::remove_unreachable`] and
 //!    [`dce::dead_writes`].
-//! 3. Schedule each block from [`deps::deps`]; implement [`spill::Schedulable`] (schedule with
+//! 3. Schedule each block with [`list::list_schedule`] (or your own scheduler on
+//!    [`deps::deps`]); implement [`spill::Schedulable`] (schedule with
 //!    an attempt parameter, describe with [`point`] and [`describe::ProgramBuilder`]) and run
 //!    [`spill::schedule_and_allocate`] with a [`spill::SpillStrategy`]; check the result with
 //!    [`crate::regalloc::check`].
@@ -51,6 +53,7 @@ pub mod copies;
 pub mod dce;
 pub mod deps;
 pub mod describe;
+pub mod list;
 pub mod remat;
 pub mod spill;
 
