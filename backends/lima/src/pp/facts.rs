@@ -1,9 +1,10 @@
 //! Everything the compiler knows about one PP machine op, in one place: which units can run it
 //! ([`Alu::units`], [`unit_options`]), which unit opcode encodes it (the [`Alu::facts`] table),
 //! which constant fields and uniform load it needs ([`const_groups`], [`uniform_need`]), and
-//! which register components it reads and writes
-//! at which pipeline stage ([`MachOp::operands`]) — the single description that liveness,
-//! dead-write removal, the scheduler's dependence graph, the allocator and its checker read.
+//! which register components it reads and writes at which pipeline stage
+//! ([`MachOp::operands`], per source from [`src_read`]) — the single description that
+//! liveness, dead-write removal, the scheduler's dependence graph, the allocator and its
+//! checker read.
 //!
 //! Stages follow the units an op is placed on: an ALU op's sources are read by its first
 //! unit; a `Mad`'s addend and a `Select`'s alternatives by its second (the add unit), its

@@ -1,7 +1,8 @@
 //! Register allocation for the PP: 6 vec4 registers (24 scalar lanes), with spilling.
 //!
 //! The scheduled program is described to the shared allocator core
-//! ([`irc_backend::regalloc`]) as one point per instruction, every register access tagged
+//! ([`irc_backend::regalloc`]) as one point per instruction (the ops' accesses come from
+//! [`super::facts`]' operand description), every register access tagged
 //! with the pipeline stage of the unit making it (varying 0, sampler 1, uniform 2, mul 3,
 //! add 4, combiner/branch 5, temp write 6, program end 7), so that a value last read by an
 //! early unit can share lanes with one written by a later unit of the same instruction.
@@ -12,7 +13,8 @@
 //! read becomes a `load.t` of the slot through the uniform unit (`^uniform`, where component
 //! `c` appears in lane `c`), or a move from it where the reader needs a register (branch
 //! conditions, texture coordinates, indices). Then the program is scheduled and allocated
-//! again (Mesa's ppir does the same, §13).
+//! again (Mesa's ppir does the same, §13). [`TempStack`] is this rewrite as the
+//! [`SpillStrategy`] of the shared schedule → allocate → spill driver.
 
 use irc_backend::machine;
 use irc_backend::machine::describe::{ProgramBuilder, VRegShape};
