@@ -156,4 +156,12 @@ fn unbound_and_out_of_range_targets_are_errors() {
     buf.bind(l).unwrap();
     buf.fixup(3, l, word::TARGET, FixupKind::Absolute);
     assert_eq!(buf.finish(), Err(BufferError::NoInstruction(3, 0)));
+
+    // Labels of another buffer.
+    let mut other = CodeBuffer::new(1);
+    let foreign = CodeBuffer::new(1).new_label();
+    assert_eq!(other.bind(foreign), Err(BufferError::Unknown(0)));
+    other.push(0);
+    other.fixup(0, foreign, word::TARGET, FixupKind::Absolute);
+    assert_eq!(other.finish(), Err(BufferError::Unknown(0)));
 }

@@ -6,16 +6,19 @@
 mod toy;
 
 use irc_backend::machine::cfg::{
-    depths_from_ranges, edge_block, idoms, loop_depths, preds, reachable, split_critical_edges, Cfg,
+    edge_block, idoms, loop_depths, preds, reachable, split_critical_edges, Cfg,
 };
 use irc_backend::machine::copies::{sequence, Step, Strategy};
 use irc_backend::machine::dce::{dead_writes, remove_unreachable, Reads};
 use irc_backend::machine::deps::deps;
+use irc_backend::machine::describe::{ProgramBuilder, VRegShape};
+use irc_backend::machine::list::{list_schedule, Bundle};
+use irc_backend::machine::remat::Rematerialize;
 use irc_backend::machine::spill::{
-    block_weight, schedule_and_allocate, spill_cost, Attempts, NoSpill, Schedulable, SpillStrategy,
+    schedule_and_allocate, Attempts, NoSpill, Schedulable, SpillStrategy,
 };
 use irc_backend::machine::{point, MachFunction};
-use irc_backend::regalloc::{self, check, Point, RegFile, VReg, VRegInfo};
+use irc_backend::regalloc::{self, check, Point, RegFile, VReg};
 use irc_backend::{Diagnostic, DiagnosticKind};
 use toy::{run, ToyFn, ToyOp, ToyTerm};
 
@@ -218,8 +221,15 @@ fn dominators_and_loop_depths() {
     jump(&mut g, 1);
     assert_eq!(loop_depths(&g), [0, 1, 2, 2, 1, 0, 0]);
     assert_eq!(reachable(&g), [true, true, true, true, true, true, false]);
-    assert_eq!(depths_from_ranges(6, [(1, 5), (2, 4)]), [0, 1, 2, 2, 1, 0]);
-    assert_eq!(depths_from_ranges(3, [(1, 9)]), [0, 1, 1]);
+    // A break path (2 → 3 → 4) leaves the loop {1, 2}.
+    let mut h = ToyFn::default();
+    let c = h.vreg(1);
+    jump(&mut h, 1);
+    branch(&mut h, c, 2, 4);
+    branch(&mut h, c, 3, 1);
+    jump(&mut h, 4);
+    h.block(vec![], ToyTerm::Ret { result: None });
+    assert_eq!(loop_depths(&h), [0, 1, 1, 0, 0]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -365,6 +375,98 @@ fn dependences_follow_registers_and_memory() {
     assert_eq!(g.height, [5, 5, 4, 2, 3, 2, 1, 1]);
 }
 
+/// Two ops per bundle, at most one touching memory, never an output when `no_out`.
+#[derive(Default)]
+struct Pair {
+    ops: Vec<ToyOp>,
+}
+
+impl Bundle<ToyOp> for Pair {
+    fn try_place(&mut self, op: &ToyOp) -> bool {
+        let mem = |o: &ToyOp| matches!(o, ToyOp::Store { .. } | ToyOp::Load { .. });
+        if self.ops.len() == 2 || (mem(op) && self.ops.iter().any(mem)) {
+            return false;
+        }
+        if matches!(op, ToyOp::Out { comp: 3, .. }) {
+            return false; // "does not fit any bundle"
+        }
+        self.ops.push(op.clone());
+        true
+    }
+    fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+}
+
+#[test]
+fn list_scheduling_respects_dependences_and_the_window() {
+    let mut f = ToyFn::default();
+    let [a, b, c, d] = [(); 4].map(|_| f.vreg(1));
+    let ops = vec![
+        ToyOp::Const {
+            dst: a,
+            comp: 0,
+            value: 1,
+        },
+        ToyOp::Const {
+            dst: b,
+            comp: 0,
+            value: 2,
+        },
+        ToyOp::Add { dst: c, a, b },
+        ToyOp::Const {
+            dst: a,
+            comp: 0,
+            value: 3,
+        },
+        ToyOp::Store { slot: 0, src: c },
+        ToyOp::Load { dst: d, slot: 0 },
+        ToyOp::Store { slot: 0, src: a },
+        ToyOp::Out { src: d, comp: 0 },
+    ];
+    let g = deps(&ops);
+    for window in [1, 2, 3, 8] {
+        let (bundles, at): (Vec<Pair>, Vec<usize>) =
+            list_schedule(&ops, window, |_| false).unwrap();
+        for (i, p) in g.preds.iter().enumerate() {
+            assert!(p.iter().all(|&p| at[p] < at[i]), "window {window}: op {i}");
+        }
+        assert_eq!(
+            bundles.iter().map(|b| b.ops.len()).sum::<usize>(),
+            ops.len()
+        );
+        if window == 1 {
+            assert_eq!(bundles.len(), ops.len(), "one candidate at a time");
+        }
+    }
+    let (wide, _): (Vec<Pair>, _) = list_schedule(&ops, 8, |_| false).unwrap();
+    assert_eq!(wide.len(), 5, "the critical path 0/1 → 2 → 4 → 5 → 7");
+    // Urgent ops go first among the ready ones.
+    let three: Vec<ToyOp> = [a, b, c]
+        .iter()
+        .map(|&dst| ToyOp::Const {
+            dst,
+            comp: 0,
+            value: 0,
+        })
+        .collect();
+    let (_, at): (Vec<Pair>, _) = list_schedule(&three, 8, |_| false).unwrap();
+    assert_eq!(at, [0, 0, 1]);
+    let (_, at): (Vec<Pair>, _) = list_schedule(
+        &three,
+        8,
+        |o| matches!(o, ToyOp::Const { dst, .. } if *dst == c),
+    )
+    .unwrap();
+    assert_eq!(at, [0, 1, 0]);
+    // An op no bundle takes.
+    let stuck = [ToyOp::Out { src: a, comp: 3 }];
+    assert_eq!(
+        list_schedule::<_, Pair>(&stuck, 4, |_| false).err(),
+        Some(0)
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Schedule → allocate → spill
 
@@ -376,46 +478,27 @@ impl Schedulable for ToyFn {
         Ok(())
     }
     fn describe(&self, (): &()) -> regalloc::Program {
-        let mut costs = vec![0f32; self.sizes.len()];
-        let mut out = regalloc::Program::default();
+        let mut out = ProgramBuilder::new(self.sizes.len());
         for (b, blk) in self.blocks.iter().enumerate() {
-            let mut points: Vec<Point> = blk
-                .ops
-                .iter()
-                .map(|op| {
-                    let mut pt = Point::default();
-                    point(op, &[], &mut pt);
-                    pt
-                })
-                .collect();
+            out.block(self.succs(b).into_vec(), blk.depth);
+            for op in &blk.ops {
+                let mut pt = Point::default();
+                point(op, &[], &mut pt);
+                out.point(pt);
+            }
             let mut end = Point::default();
             let mut ops = Default::default();
             self.terminator_uses(b, &mut ops);
             for o in &ops {
                 end.uses.push(regalloc::Access::new(o.vreg, 0, o.mask));
             }
-            points.push(end);
-            for pt in &points {
-                for a in pt.uses.iter().chain(&pt.defs) {
-                    costs[a.vreg.index()] += block_weight(blk.depth);
-                }
-            }
-            out.blocks.push(regalloc::Block {
-                points,
-                succs: self.succs(b).into_vec(),
-            });
+            out.point(end);
         }
-        out.vregs = self
-            .sizes
-            .iter()
-            .zip(&costs)
-            .zip(&self.no_spill)
-            .map(|((&size, &c), &ns)| VRegInfo {
-                spill_cost: spill_cost(c, size, ns),
-                ..VRegInfo::new(size)
-            })
-            .collect();
-        out
+        out.finish(|v| VRegShape {
+            size: self.sizes[v.index()],
+            lane0: false,
+            no_spill: self.no_spill[v.index()],
+        })
     }
 }
 
@@ -605,4 +688,34 @@ fn no_spill_strategy_reports_the_limit() {
     assert_eq!(err.kind, DiagnosticKind::Limit);
     assert!(err.message.contains("the toy registers"), "{}", err.message);
     assert_eq!(f, pressure(), "NoSpill must leave the program alone");
+}
+
+#[test]
+fn rematerialization_recomputes_constants_instead_of_spilling() {
+    let file = RegFile {
+        registers: 4,
+        lanes: 1,
+    };
+    let mut f = pressure();
+    let want = run(&f, None, 10_000);
+    let done = schedule_and_allocate(&mut f, &file, &mut Rematerialize, &ATTEMPTS, 0)
+        .expect("rematerializing the constants makes it fit");
+    assert_eq!(f.slots, 0, "no memory used");
+    assert!(f.blocks[1]
+        .ops
+        .iter()
+        .any(|op| matches!(op, ToyOp::Const { value: 13, .. })));
+    check(&file, &done.program, &done.allocation).expect("the checker accepts the allocation");
+    assert_eq!(run(&f, Some(&done.allocation), 10_000), want);
+    // vals[0] is written twice and the sums read registers: not candidates.
+    assert!(!Rematerialize.spillable(&pressure(), VReg(0)));
+    assert!(Rematerialize.spillable(&pressure(), VReg(3)));
+    // Two registers are too few even so.
+    let two = RegFile {
+        registers: 2,
+        lanes: 1,
+    };
+    let err =
+        schedule_and_allocate(&mut pressure(), &two, &mut Rematerialize, &ATTEMPTS, 0).unwrap_err();
+    assert_eq!(err.kind, DiagnosticKind::Limit);
 }

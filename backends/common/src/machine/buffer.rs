@@ -57,6 +57,8 @@ pub enum BufferError {
     NoInstruction(usize, usize),
     #[error("label {0} bound twice")]
     Rebound(u32),
+    #[error("label {0} was not made by this buffer")]
+    Unknown(u32),
 }
 
 /// Instructions of a fixed number of words, with labels and fixups.
@@ -108,7 +110,9 @@ impl CodeBuffer {
 
     /// Binds `label` to the next instruction pushed.
     pub fn bind(&mut self, label: Label) -> Result<(), BufferError> {
-        let slot = &mut self.labels[label.0 as usize];
+        let Some(slot) = self.labels.get_mut(label.0 as usize) else {
+            return Err(BufferError::Unknown(label.0));
+        };
         if slot.is_some() {
             return Err(BufferError::Rebound(label.0));
         }
@@ -135,8 +139,10 @@ impl CodeBuffer {
     /// first).
     pub fn finish(&mut self) -> Result<Vec<u32>, BufferError> {
         for f in &self.fixups {
-            let Some(target) = self.labels.get(f.label.0 as usize).copied().flatten() else {
-                return Err(BufferError::Unbound(f.label.0, f.at));
+            let target = match self.labels.get(f.label.0 as usize) {
+                Some(Some(t)) => *t,
+                Some(None) => return Err(BufferError::Unbound(f.label.0, f.at)),
+                None => return Err(BufferError::Unknown(f.label.0)),
             };
             let n = self.instrs.len();
             let ins = self

@@ -10,9 +10,10 @@
 //! * [`split_critical_edges`] — splits every edge from a block with several successors to a
 //!   block with several predecessors.
 //! * [`reachable`] — blocks reachable from the entry.
+//! * [`idoms`] / [`dominates`] — immediate dominators (Cooper–Harvey–Kennedy);
 //! * [`loop_depths`] — loop nesting depth of every block from the natural loops of the back
-//!   edges (an edge to a block that dominates its source), and [`depths_from_ranges`] for
-//!   structured layouts where a loop is a range of blocks from its header to its merge block.
+//!   edges (an edge to a block that dominates its source). Blocks on a `break` path are
+//!   outside the loop, unlike a structured layout's header..merge range.
 
 use smallvec::SmallVec;
 
@@ -213,18 +214,6 @@ pub fn loop_depths(cfg: &impl Cfg) -> Vec<u32> {
         }
         for (d, inside) in depth.iter_mut().zip(body) {
             *d += u32::from(inside);
-        }
-    }
-    depth
-}
-
-/// Loop depths for a structured layout of `n` blocks where each loop occupies the blocks
-/// `header..end` (`end` being its merge block, or `n`).
-pub fn depths_from_ranges(n: usize, loops: impl IntoIterator<Item = (usize, usize)>) -> Vec<u32> {
-    let mut depth = vec![0u32; n];
-    for (h, end) in loops {
-        for d in &mut depth[h.min(n)..end.min(n).max(h.min(n))] {
-            *d += 1;
         }
     }
     depth

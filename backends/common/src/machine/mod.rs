@@ -10,13 +10,17 @@
 //!
 //! * [`MachFunction`] — blocks of [`MachOp`]s with a [`cfg::Cfg`] and the reads of each
 //!   block's terminator;
-//! * [`point`] — one allocator [`Point`] from the operands of the ops sharing an instruction;
-//! * [`deps`] — the scheduler's dependence graph of one block (register and memory order);
+//! * [`point`] — one allocator [`Point`] from the operands of the ops sharing an instruction,
+//!   and [`describe::ProgramBuilder`] for the whole [`crate::regalloc::Program`] with spill costs;
+//! * [`deps`] — the scheduler's dependence graph of one block (register and memory order), and
+//!   [`list::list_schedule`], windowed list scheduling into target-defined bundles;
 //! * [`dce`] — dead-write removal and unreachable-block removal;
-//! * [`cfg`] — a small CFG interface with the lowering helpers built on it: edge blocks for
+//! * [`cfg`](mod@cfg) — a small CFG interface with the lowering helpers built on it: edge blocks for
 //!   moves on critical edges, loop depth;
 //! * [`copies`] — sequencing parallel copies (phi moves) into ordinary moves;
-//! * [`spill`] — the schedule → allocate → spill driver with a pluggable [`spill::SpillStrategy`];
+//! * [`spill`] — the schedule → allocate → spill driver with a pluggable [`spill::SpillStrategy`]
+//!   ([`spill::NoSpill`] for a plain limit error, [`remat::Rematerialize`] for targets without
+//!   memory, the backend's own memory spill otherwise);
 //! * [`buffer`] — a label/fixup code buffer for fixed-size-instruction targets.
 //!
 //! # Stages
@@ -27,12 +31,30 @@
 //! the units; before scheduling (`units` empty) the same function gives the op's default
 //! stages. Inside one point, reads at a stage happen before writes at the same stage (see
 //! [`crate::regalloc`]).
+//!
+//! # Putting a backend on it (Lima PP is the worked example)
+//!
+//! 1. Implement [`MachOp`] for the machine op (Lima PP: `pp/facts.rs`, next to the op's unit
+//!    options and opcodes) and [`MachFunction`] + [`cfg::CfgEdit`] for the program.
+//! 2. Lower with [`cfg::edge_block`] and [`copies::sequence`] for phi moves and
+//!    [`cfg::loop_depths`] for spill weights; clean up with [`dce::remove_unreachable`] and
+//!    [`dce::dead_writes`].
+//! 3. Schedule each block with [`list::list_schedule`] (or your own scheduler on
+//!    [`deps::deps`]); implement [`spill::Schedulable`] (schedule with
+//!    an attempt parameter, describe with [`point`] and [`describe::ProgramBuilder`]) and run
+//!    [`spill::schedule_and_allocate`] with a [`spill::SpillStrategy`]; check the result with
+//!    [`crate::regalloc::check`].
+//! 4. Encode through the target's [`crate::bits`] table, with a [`buffer::CodeBuffer`] when
+//!    instructions have a fixed size.
 
 pub mod buffer;
 pub mod cfg;
 pub mod copies;
 pub mod dce;
 pub mod deps;
+pub mod describe;
+pub mod list;
+pub mod remat;
 pub mod spill;
 
 use smallvec::SmallVec;

@@ -169,19 +169,3 @@ where
                 .total_cmp(&desc.vregs[b.index()].spill_cost)
         })
 }
-
-/// Spill costs in the usual shape: every access of a value counts `10^depth` (depth capped
-/// at 6) for the block it is in, divided by the value's size; values that must not spill cost
-/// infinity.
-pub fn spill_cost(accesses: f32, size: u8, no_spill: bool) -> f32 {
-    if no_spill {
-        f32::INFINITY
-    } else {
-        accesses.max(0.1) / f32::from(size)
-    }
-}
-
-/// Block weight for [`spill_cost`]: `10^min(depth, 6)`.
-pub fn block_weight(depth: u32) -> f32 {
-    10f32.powi(depth.min(6) as i32)
-}

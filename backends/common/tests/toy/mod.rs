@@ -254,3 +254,51 @@ pub fn run(f: &ToyFn, alloc: Option<&Allocation>, fuel: usize) -> Run {
         }
     }
 }
+
+impl irc_backend::machine::remat::Rewrite for ToyFn {
+    fn new_temp_like(&mut self, v: VReg) -> VReg {
+        let t = self.vreg(self.sizes[v.index()]);
+        self.no_spill[t.index()] = true;
+        t
+    }
+    fn rematerializable(op: &ToyOp) -> bool {
+        matches!(op, ToyOp::Const { .. })
+    }
+    fn rename_uses(op: &mut ToyOp, from: VReg, to: VReg) {
+        let r = |v: &mut VReg| {
+            if *v == from {
+                *v = to;
+            }
+        };
+        match op {
+            ToyOp::Add { a, b, .. } => {
+                r(a);
+                r(b);
+            }
+            ToyOp::Store { src, .. } | ToyOp::Out { src, .. } => r(src),
+            ToyOp::Const { .. } | ToyOp::Load { .. } => {}
+        }
+    }
+    fn rename_defs(op: &mut ToyOp, from: VReg, to: VReg) {
+        match op {
+            ToyOp::Const { dst, .. } | ToyOp::Add { dst, .. } | ToyOp::Load { dst, .. } => {
+                if *dst == from {
+                    *dst = to;
+                }
+            }
+            ToyOp::Store { .. } | ToyOp::Out { .. } => {}
+        }
+    }
+    fn rename_terminator_uses(&mut self, b: usize, from: VReg, to: VReg) {
+        if let ToyTerm::Branch { cond: v, .. } | ToyTerm::Ret { result: Some(v) } =
+            &mut self.blocks[b].term
+        {
+            if *v == from {
+                *v = to;
+            }
+        }
+    }
+    fn set_ops(&mut self, b: usize, ops: Vec<ToyOp>) {
+        self.blocks[b].ops = ops;
+    }
+}

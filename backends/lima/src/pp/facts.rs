@@ -1,8 +1,10 @@
 //! Everything the compiler knows about one PP machine op, in one place: which units can run it
-//! ([`Alu::units`], [`unit_options`]), which unit opcode encodes it ([`Alu::mul_op`],
-//! [`Alu::acc_op`], [`Alu::combine_op`]), and which register components it reads and writes
-//! at which pipeline stage ([`MachOp::operands`]) — the single description that liveness,
-//! dead-write removal, the scheduler's dependence graph, the allocator and its checker read.
+//! ([`Alu::units`], [`unit_options`]), which unit opcode encodes it (the [`Alu::facts`] table),
+//! which constant fields and uniform load it needs ([`const_groups`], [`uniform_need`]), and
+//! which register components it reads and writes at which pipeline stage
+//! ([`MachOp::operands`], per source from [`src_read`]) — the single description that
+//! liveness, dead-write removal, the scheduler's dependence graph, the allocator and its
+//! checker read.
 //!
 //! Stages follow the units an op is placed on: an ALU op's sources are read by its first
 //! unit; a `Mad`'s addend and a `Select`'s alternatives by its second (the add unit), its
@@ -11,83 +13,90 @@
 //! the varying unit, the LOD by the sampler, a spill's value by the temp-write unit. Before
 //! scheduling every unit slot reads as the mul stage (3), so an op reads before it writes.
 
+use half::f16;
 use irc_backend::machine::{def_at, use_at, MachOp, Memory, Operands, Slot};
 use smallvec::{smallvec, SmallVec};
 
 use super::isa::{AccOp, CombineOp, MulOp};
-use super::mir::{Alu, Coords, Kind, MOp, Operand, Src, UnitKind};
+use super::mir::{Alu, Coords, Kind, MOp, Operand, Src, UniformUse, UnitKind};
+
+/// The facts of one ALU op: a row of [`Alu::facts`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AluFacts {
+    /// Number of sources.
+    pub srcs: usize,
+    /// Opcode in the multiply units, if they run it.
+    pub mul: Option<MulOp>,
+    /// Opcode in the add units, if they run it.
+    pub acc: Option<AccOp>,
+    /// Opcode in the combiner (scalar only), if it runs it.
+    pub combine: Option<CombineOp>,
+}
+
+const fn row(
+    srcs: usize,
+    mul: Option<MulOp>,
+    acc: Option<AccOp>,
+    combine: Option<CombineOp>,
+) -> AluFacts {
+    AluFacts {
+        srcs,
+        mul,
+        acc,
+        combine,
+    }
+}
 
 impl Alu {
+    /// The table: sources and the opcode of every unit class that can run the op.
+    pub const fn facts(self) -> AluFacts {
+        use AccOp as A;
+        use CombineOp as C;
+        use MulOp as M;
+        match self {
+            Alu::Mov => row(1, Some(M::Mov), Some(A::Mov), None),
+            Alu::Mul => row(2, Some(M::Mul), None, None),
+            Alu::Add => row(2, None, Some(A::Add), None),
+            Alu::Min => row(2, Some(M::Min), Some(A::Min), None),
+            Alu::Max => row(2, Some(M::Max), Some(A::Max), None),
+            Alu::Gt => row(2, Some(M::Gt), Some(A::Gt), None),
+            Alu::Ge => row(2, Some(M::Ge), Some(A::Ge), None),
+            Alu::Eq => row(2, Some(M::Eq), Some(A::Eq), None),
+            Alu::Ne => row(2, Some(M::Ne), Some(A::Ne), None),
+            Alu::Not => row(1, Some(M::Not), None, None),
+            Alu::And => row(2, Some(M::And), None, None),
+            Alu::Or => row(2, Some(M::Or), None, None),
+            Alu::Floor => row(1, None, Some(A::Floor), None),
+            Alu::Ceil => row(1, None, Some(A::Ceil), None),
+            Alu::Fract => row(1, None, Some(A::Fract), None),
+            Alu::Sum3 => row(1, None, Some(A::Sum3), None),
+            Alu::Sum4 => row(1, None, Some(A::Sum4), None),
+            Alu::DdxRaw => row(2, None, Some(A::DFdx), None),
+            Alu::DdyRaw => row(2, None, Some(A::DFdy), None),
+            Alu::Rcp => row(1, None, None, Some(C::Rcp)),
+            Alu::Rsqrt => row(1, None, None, Some(C::Rsqrt)),
+            Alu::Sqrt => row(1, None, None, Some(C::Sqrt)),
+            Alu::Exp2 => row(1, None, None, Some(C::Exp2)),
+            Alu::Log2 => row(1, None, None, Some(C::Log2)),
+            Alu::Sin => row(1, None, None, Some(C::Sin)),
+            Alu::Cos => row(1, None, None, Some(C::Cos)),
+        }
+    }
     /// Number of sources.
     pub const fn srcs(self) -> usize {
-        match self {
-            Alu::Mov
-            | Alu::Not
-            | Alu::Floor
-            | Alu::Ceil
-            | Alu::Fract
-            | Alu::Sum3
-            | Alu::Sum4
-            | Alu::Rcp
-            | Alu::Rsqrt
-            | Alu::Sqrt
-            | Alu::Exp2
-            | Alu::Log2
-            | Alu::Sin
-            | Alu::Cos => 1,
-            _ => 2,
-        }
+        self.facts().srcs
     }
     /// The multiply-unit opcode, if the mul units can execute it.
     pub const fn mul_op(self) -> Option<MulOp> {
-        Some(match self {
-            Alu::Mov => MulOp::Mov,
-            Alu::Mul => MulOp::Mul,
-            Alu::Min => MulOp::Min,
-            Alu::Max => MulOp::Max,
-            Alu::Gt => MulOp::Gt,
-            Alu::Ge => MulOp::Ge,
-            Alu::Eq => MulOp::Eq,
-            Alu::Ne => MulOp::Ne,
-            Alu::Not => MulOp::Not,
-            Alu::And => MulOp::And,
-            Alu::Or => MulOp::Or,
-            _ => return None,
-        })
+        self.facts().mul
     }
     /// The add-unit opcode, if the add units can execute it.
     pub const fn acc_op(self) -> Option<AccOp> {
-        Some(match self {
-            Alu::Mov => AccOp::Mov,
-            Alu::Add => AccOp::Add,
-            Alu::Min => AccOp::Min,
-            Alu::Max => AccOp::Max,
-            Alu::Gt => AccOp::Gt,
-            Alu::Ge => AccOp::Ge,
-            Alu::Eq => AccOp::Eq,
-            Alu::Ne => AccOp::Ne,
-            Alu::Floor => AccOp::Floor,
-            Alu::Ceil => AccOp::Ceil,
-            Alu::Fract => AccOp::Fract,
-            Alu::Sum3 => AccOp::Sum3,
-            Alu::Sum4 => AccOp::Sum4,
-            Alu::DdxRaw => AccOp::DFdx,
-            Alu::DdyRaw => AccOp::DFdy,
-            _ => return None,
-        })
+        self.facts().acc
     }
     /// The combiner opcode, if the combiner executes it.
     pub const fn combine_op(self) -> Option<CombineOp> {
-        Some(match self {
-            Alu::Rcp => CombineOp::Rcp,
-            Alu::Rsqrt => CombineOp::Rsqrt,
-            Alu::Sqrt => CombineOp::Sqrt,
-            Alu::Exp2 => CombineOp::Exp2,
-            Alu::Log2 => CombineOp::Log2,
-            Alu::Sin => CombineOp::Sin,
-            Alu::Cos => CombineOp::Cos,
-            _ => return None,
-        })
+        self.facts().combine
     }
     /// Units able to run the op at `width` components (scalar units only for width 1; the
     /// combiner only for its scalar functions). Preferred first.
@@ -160,6 +169,59 @@ pub fn unit_options(op: &MOp) -> SmallVec<[SmallVec<[UnitKind; 3]>; 4]> {
     }
 }
 
+/// Where source `i` of `op` is read (which unit of the placement, or a fixed stage) and how
+/// many of its lanes: the one per-source table behind both the register operands
+/// ([`MachOp::operands`]) and the constant-field needs ([`const_groups`]).
+pub fn src_read(op: &MOp, i: usize) -> (Slot, usize) {
+    let width = usize::from(op.width);
+    let (first, second) = (Slot::Unit(0), Slot::Unit(1));
+    match &op.kind {
+        Kind::Alu(Alu::Sum3) => (first, 3),
+        Kind::Alu(Alu::Sum4) => (first, 4),
+        Kind::Alu(_) | Kind::ScaleVec => (first, width),
+        // Factors in the mul unit, the addend in the add unit.
+        Kind::Mad => (if i < 2 { first } else { second }, width),
+        // The scalar condition in the mul unit, the alternatives in the add unit.
+        Kind::Select(_) => {
+            if i < 2 {
+                (first, 1)
+            } else {
+                (second, width)
+            }
+        }
+        Kind::Spill { .. } => (Slot::Stage(UnitKind::TempWrite.stage()), 1),
+        // No sources: their inputs are the varying, sampler and LOD fields.
+        Kind::Varying { .. } | Kind::Special(_) | Kind::Texture { .. } => (first, width),
+    }
+}
+
+/// Constant scalars an op reads, per constant source (the lanes it actually uses, distinct).
+pub fn const_groups(op: &MOp) -> SmallVec<[SmallVec<[f16; 4]>; 4]> {
+    let mut out = SmallVec::new();
+    for (i, s) in op.srcs.iter().enumerate() {
+        if let Operand::Const(k) = s.op {
+            let n = src_read(op, i).1.max(1);
+            let mut g: SmallVec<[f16; 4]> = SmallVec::new();
+            for h in &k[..n.min(4)] {
+                if !g.iter().any(|x| x.to_bits() == h.to_bits()) {
+                    g.push(*h);
+                }
+            }
+            out.push(g);
+        }
+    }
+    out
+}
+
+/// The uniform or temporary-stack load an op reads through `^uniform`, if any.
+pub fn uniform_need(op: &MOp) -> Option<UniformUse> {
+    op.srcs.iter().find_map(|s| match s.op {
+        Operand::Uniform { slot, offset, .. } => Some(UniformUse::Uniform { slot, offset }),
+        Operand::Temp { slot, .. } => Some(UniformUse::Temp { slot }),
+        _ => None,
+    })
+}
+
 /// Components of a register source read by `lanes` lanes of an op.
 fn src_mask(s: &Src, lanes: usize) -> u8 {
     match s.op {
@@ -188,39 +250,11 @@ impl MachOp for MOp {
     type Unit = UnitKind;
 
     fn operands(&self, out: &mut Operands) {
-        let first = Slot::Unit(0);
-        let second = Slot::Unit(1);
-        let lanes = self.width as usize;
         match &self.kind {
-            Kind::Alu(Alu::Sum3 | Alu::Sum4) if self.srcs.len() == 2 => {
-                let n = if self.kind == Kind::Alu(Alu::Sum3) {
-                    3
-                } else {
-                    4
-                };
-                for s in &self.srcs {
-                    src_operands(out, s, first, n);
-                }
-            }
-            Kind::Alu(Alu::Sum3) => src_operands(out, &self.srcs[0], first, 3),
-            Kind::Alu(Alu::Sum4) => src_operands(out, &self.srcs[0], first, 4),
-            Kind::Alu(_) | Kind::ScaleVec => {
-                for s in &self.srcs {
-                    src_operands(out, s, first, lanes);
-                }
-            }
-            Kind::Mad => {
+            Kind::Alu(_) | Kind::ScaleVec | Kind::Mad | Kind::Select(_) | Kind::Spill { .. } => {
                 for (i, s) in self.srcs.iter().enumerate() {
-                    src_operands(out, s, if i < 2 { first } else { second }, lanes);
-                }
-            }
-            Kind::Select(_) => {
-                for (i, s) in self.srcs.iter().enumerate() {
-                    if i < 2 {
-                        src_operands(out, s, first, 1);
-                    } else {
-                        src_operands(out, s, second, lanes);
-                    }
+                    let (slot, lanes) = src_read(self, i);
+                    src_operands(out, s, slot, lanes);
                 }
             }
             Kind::Varying { .. } | Kind::Special(_) => {}
@@ -230,11 +264,6 @@ impl MachOp for MOp {
                 }
                 if let Some((v, c, _)) = lod {
                     use_at(out, *v, 1 << c, Slot::Stage(UnitKind::Sampler.stage()));
-                }
-            }
-            Kind::Spill { .. } => {
-                for s in &self.srcs {
-                    src_operands(out, s, Slot::Stage(UnitKind::TempWrite.stage()), 1);
                 }
             }
         }
@@ -267,5 +296,89 @@ impl MachOp for MOp {
             Slot::Last => units.last().map_or(UNPLACED, |u| u.stage()),
             Slot::Stage(s) => s,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use irc_backend::regalloc::VReg;
+
+    const ALL: [Alu; 26] = [
+        Alu::Mov,
+        Alu::Mul,
+        Alu::Add,
+        Alu::Min,
+        Alu::Max,
+        Alu::Gt,
+        Alu::Ge,
+        Alu::Eq,
+        Alu::Ne,
+        Alu::Not,
+        Alu::And,
+        Alu::Or,
+        Alu::Floor,
+        Alu::Ceil,
+        Alu::Fract,
+        Alu::Sum3,
+        Alu::Sum4,
+        Alu::DdxRaw,
+        Alu::DdyRaw,
+        Alu::Rcp,
+        Alu::Rsqrt,
+        Alu::Sqrt,
+        Alu::Exp2,
+        Alu::Log2,
+        Alu::Sin,
+        Alu::Cos,
+    ];
+
+    /// Every ALU op runs somewhere as a scalar, and its unit opcodes read as many sources as
+    /// the op has.
+    #[test]
+    fn alu_table_is_consistent() {
+        for a in ALL {
+            assert!(!a.units(1).is_empty(), "{a:?}");
+            let f = a.facts();
+            if let Some(m) = f.mul {
+                assert_eq!(m.num_srcs() as usize, f.srcs, "{a:?} in the mul units");
+            }
+            if let Some(c) = f.acc {
+                assert_eq!(c.num_srcs() as usize, f.srcs, "{a:?} in the add units");
+            }
+            assert_eq!(
+                f.combine.is_some(),
+                a.units(1).as_slice() == [UnitKind::Combine],
+                "{a:?}"
+            );
+        }
+    }
+
+    /// A multiply-add reads its factors in the mul unit and its addend in the add unit,
+    /// writes in the add unit; unplaced, everything is at the mul stage.
+    #[test]
+    fn operands_follow_the_placement() {
+        let s = |v: u32, c: u8| Src::new(Operand::reg(VReg(v), c));
+        let mut op = MOp::alu(Alu::Add, VReg(3), 1, 2, &[s(0, 0), s(1, 2), s(2, 1)]);
+        op.kind = Kind::Mad;
+        let mut pt = irc_backend::regalloc::Point::default();
+        irc_backend::machine::point(&op, &[UnitKind::VMul, UnitKind::VAdd], &mut pt);
+        let uses: Vec<(u32, u8, u8)> = pt
+            .uses
+            .iter()
+            .map(|a| (a.vreg.0, a.stage, a.mask))
+            .collect();
+        assert_eq!(uses, [(0, 3, 0b1), (1, 3, 0b100), (2, 4, 0b10)]);
+        assert_eq!(
+            (pt.defs[0].vreg, pt.defs[0].stage, pt.defs[0].mask),
+            (VReg(3), 4, 0b110)
+        );
+        let mut unplaced = irc_backend::regalloc::Point::default();
+        irc_backend::machine::point(&op, &[], &mut unplaced);
+        assert!(unplaced
+            .uses
+            .iter()
+            .chain(&unplaced.defs)
+            .all(|a| a.stage == 3));
     }
 }

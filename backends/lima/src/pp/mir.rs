@@ -243,6 +243,20 @@ pub enum Terminator {
     Discard,
 }
 
+impl Terminator {
+    /// Calls `f` on every successor block index.
+    pub fn for_each_target(&mut self, mut f: impl FnMut(&mut usize)) {
+        match self {
+            Terminator::Jump(t) => f(t),
+            Terminator::Branch { then, els, .. } => {
+                f(then);
+                f(els);
+            }
+            Terminator::Exit { .. } | Terminator::Discard => {}
+        }
+    }
+}
+
 /// A block of machine ops.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Block {
@@ -293,13 +307,8 @@ impl Program {
     }
     /// Successor blocks of every block.
     pub fn succs(&self) -> Vec<Vec<usize>> {
-        self.blocks
-            .iter()
-            .map(|b| match &b.term {
-                Terminator::Jump(t) => vec![*t],
-                Terminator::Branch { then, els, .. } => vec![*then, *els],
-                Terminator::Exit { .. } | Terminator::Discard => vec![],
-            })
+        (0..self.blocks.len())
+            .map(|b| Cfg::succs(self, b).into_vec())
             .collect()
     }
 }
@@ -340,22 +349,11 @@ impl CfgEdit for Program {
         self.blocks.len() - 1
     }
     fn retarget(&mut self, from: usize, old: usize, new: usize) {
-        match &mut self.blocks[from].term {
-            Terminator::Jump(t) => {
-                if *t == old {
-                    *t = new;
-                }
+        self.blocks[from].term.for_each_target(|t| {
+            if *t == old {
+                *t = new;
             }
-            Terminator::Branch { then, els, .. } => {
-                if *then == old {
-                    *then = new;
-                }
-                if *els == old {
-                    *els = new;
-                }
-            }
-            Terminator::Exit { .. } | Terminator::Discard => {}
-        }
+        });
     }
 }
 
@@ -405,15 +403,8 @@ impl MachFunction for Program {
             if map.get(i).copied().flatten().is_none() {
                 continue;
             }
-            let m = |t: &mut usize| *t = map[*t].unwrap_or(usize::MAX);
-            match &mut b.term {
-                Terminator::Jump(t) => m(t),
-                Terminator::Branch { then, els, .. } => {
-                    m(then);
-                    m(els);
-                }
-                Terminator::Exit { .. } | Terminator::Discard => {}
-            }
+            b.term
+                .for_each_target(|t| *t = map[*t].unwrap_or(usize::MAX));
             self.blocks.push(b);
         }
     }

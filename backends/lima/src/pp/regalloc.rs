@@ -1,7 +1,8 @@
 //! Register allocation for the PP: 6 vec4 registers (24 scalar lanes), with spilling.
 //!
 //! The scheduled program is described to the shared allocator core
-//! ([`irc_backend::regalloc`]) as one point per instruction, every register access tagged
+//! ([`irc_backend::regalloc`]) as one point per instruction (the ops' accesses come from
+//! [`super::facts`]' operand description), every register access tagged
 //! with the pipeline stage of the unit making it (varying 0, sampler 1, uniform 2, mul 3,
 //! add 4, combiner/branch 5, temp write 6, program end 7), so that a value last read by an
 //! early unit can share lanes with one written by a later unit of the same instruction.
@@ -12,11 +13,13 @@
 //! read becomes a `load.t` of the slot through the uniform unit (`^uniform`, where component
 //! `c` appears in lane `c`), or a move from it where the reader needs a register (branch
 //! conditions, texture coordinates, indices). Then the program is scheduled and allocated
-//! again (Mesa's ppir does the same, §13).
+//! again (Mesa's ppir does the same, §13). [`TempStack`] is this rewrite as the
+//! [`SpillStrategy`] of the shared schedule → allocate → spill driver.
 
-use irc_backend::machine::spill::{block_weight, spill_cost, SpillStrategy};
-use irc_backend::machine::{self};
-use irc_backend::regalloc::{self, Access, Allocation, Point, RegFile, VReg, VRegInfo};
+use irc_backend::machine;
+use irc_backend::machine::describe::{ProgramBuilder, VRegShape};
+use irc_backend::machine::spill::SpillStrategy;
+use irc_backend::regalloc::{self, Access, Point, RegFile, VReg};
 use irc_backend::Diagnostic;
 use smallvec::SmallVec;
 
@@ -31,17 +34,10 @@ pub const FILE: RegFile = RegFile {
 
 /// The allocator's view of a scheduled program. `succs` are the machine blocks' successors.
 pub fn describe(p: &Program, blocks: &[SBlock], succs: &[Vec<usize>]) -> regalloc::Program {
-    let mut costs = vec![0f32; p.vregs.len()];
-    let mut out = regalloc::Program {
-        blocks: Vec::with_capacity(blocks.len()),
-        vregs: Vec::new(),
-    };
+    let mut out = ProgramBuilder::new(p.vregs.len());
     for (bi, b) in blocks.iter().enumerate() {
-        let weight = block_weight(p.blocks.get(bi).map_or(0, |b| b.depth));
-        let mut rb = regalloc::Block {
-            points: Vec::with_capacity(b.instrs.len()),
-            succs: succs.get(bi).cloned().unwrap_or_default(),
-        };
+        let depth = p.blocks.get(bi).map_or(0, |b| b.depth);
+        out.block(succs.get(bi).cloned().unwrap_or_default(), depth);
         for ins in &b.instrs {
             let mut pt = Point::default();
             for (op, units) in &ins.ops {
@@ -62,38 +58,17 @@ pub fn describe(p: &Program, blocks: &[SBlock], succs: &[Vec<usize>]) -> regallo
                 let size = p.vregs[v.0 as usize].size;
                 pt.uses.push(Access::new(v, END_STAGE, (1u8 << size) - 1));
             }
-            for a in pt.uses.iter().chain(pt.defs.iter()) {
-                if let Some(c) = costs.get_mut(a.vreg.0 as usize) {
-                    *c += weight;
-                }
-            }
-            rb.points.push(pt);
+            out.point(pt);
         }
-        out.blocks.push(rb);
     }
-    out.vregs = p
-        .vregs
-        .iter()
-        .zip(&costs)
-        .map(|(d, &c)| VRegInfo {
+    out.finish(|v| {
+        let d = p.vregs[v.index()];
+        VRegShape {
             size: d.size,
             lane0: d.lane0,
-            fixed: None,
-            spill_cost: spill_cost(c, d.size, d.no_spill),
-        })
-        .collect();
-    out
-}
-
-/// Allocates registers for a scheduled program.
-pub fn allocate(
-    p: &Program,
-    blocks: &[SBlock],
-    succs: &[Vec<usize>],
-) -> Result<(Allocation, regalloc::Program), regalloc::AllocFailure> {
-    let desc = describe(p, blocks, succs);
-    let a = regalloc::allocate(&FILE, &desc)?;
-    Ok((a, desc))
+            no_spill: d.no_spill,
+        }
+    })
 }
 
 /// Rewrites `p` so that `v` lives in temporary-stack slot `slot` between its writes and

@@ -8,7 +8,8 @@
 //! which the op groups of [`super::mir::Kind`] encode (`^vmul`/`^fmul` into the add units, `^texture`
 //! into the mov after the sampler, `^uniform`, `^const0/1`).
 //!
-//! Instructions are filled top-down: at each step the ready ops, by decreasing critical-path
+//! Instructions are filled top-down (the generic loop of `irc_backend::machine::list`, with
+//! [`Instr`] as its bundle): at each step the ready ops, by decreasing critical-path
 //! length, are placed if one of their unit choices is free and the constant fields (2 × 4
 //! fp16) and the single uniform/temporary load can hold their operands. The objective is the
 //! fewest instructions; register pressure is left to the allocator (which spills).
@@ -18,13 +19,13 @@
 //! earlier; otherwise into an instruction of its own.
 
 use half::f16;
-use irc_backend::machine::deps::deps;
+use irc_backend::machine::list::{list_schedule, Bundle};
 use irc_backend::regalloc::VReg;
 use smallvec::{smallvec, SmallVec};
 
-use super::facts::unit_options;
+use super::facts::{const_groups, uniform_need, unit_options};
 
-use super::mir::{Alu, Kind, MOp, Operand, Program, Terminator, UniformUse, UnitKind};
+use super::mir::{Kind, MOp, Program, Terminator, UniformUse, UnitKind};
 
 /// What the branch unit of an instruction does.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,43 +78,6 @@ impl Instr {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SBlock {
     pub instrs: Vec<Instr>,
-}
-
-/// Constant scalars an op reads, per source (the lanes it actually uses).
-fn const_groups(op: &MOp) -> SmallVec<[SmallVec<[f16; 4]>; 4]> {
-    let lanes = match &op.kind {
-        Kind::Alu(Alu::Sum3) => 3,
-        Kind::Alu(Alu::Sum4) => 4,
-        Kind::Select(_) => op.width,
-        _ => op.width,
-    } as usize;
-    let mut out = SmallVec::new();
-    for (i, s) in op.srcs.iter().enumerate() {
-        if let Operand::Const(k) = s.op {
-            // The condition operands of a select are scalar.
-            let n = if matches!(op.kind, Kind::Select(_)) && i < 2 {
-                1
-            } else {
-                lanes.max(1)
-            };
-            let mut g: SmallVec<[f16; 4]> = SmallVec::new();
-            for h in &k[..n.min(4)] {
-                if !g.iter().any(|x| x.to_bits() == h.to_bits()) {
-                    g.push(*h);
-                }
-            }
-            out.push(g);
-        }
-    }
-    out
-}
-
-fn uniform_need(op: &MOp) -> Option<UniformUse> {
-    op.srcs.iter().find_map(|s| match s.op {
-        Operand::Uniform { slot, offset, .. } => Some(UniformUse::Uniform { slot, offset }),
-        Operand::Temp { slot, .. } => Some(UniformUse::Temp { slot }),
-        _ => None,
-    })
 }
 
 /// The scalars of one constant field.
@@ -217,50 +181,20 @@ fn last_def(ops: &[MOp], v: VReg) -> Option<usize> {
 /// earliest unscheduled ops (in lowering order) are candidates, which keeps live ranges close
 /// to the source's: a wide window packs more, a narrow one needs fewer registers.
 pub fn schedule_ops(ops: &[MOp], window: usize) -> Result<(Vec<Instr>, Vec<usize>), String> {
-    let d = deps(ops);
-    let n = ops.len();
-    let mut at = vec![usize::MAX; n];
-    let mut instrs: Vec<Instr> = Vec::new();
-    let mut done = 0;
-    let mut order: Vec<usize> = (0..n).collect();
-    // Spill stores first (they end live ranges), then by critical path.
-    order.sort_by_key(|&i| {
-        (
-            !matches!(ops[i].kind, Kind::Spill { .. }),
-            std::cmp::Reverse(d.height[i]),
-            i,
-        )
-    });
-    let mut first = 0;
-    while done < n {
-        while first < n && at[first] != usize::MAX {
-            first += 1;
-        }
-        let limit = first + window.max(1);
-        let k = instrs.len();
-        let mut ins = Instr::default();
-        for &i in &order {
-            if at[i] != usize::MAX || i >= limit {
-                continue;
-            }
-            if d.preds[i].iter().any(|&p| at[p] >= k) {
-                continue;
-            }
-            if ins.try_place(&ops[i]) {
-                at[i] = k;
-                done += 1;
-            }
-        }
-        if ins.ops.is_empty() {
-            let stuck = (0..n).find(|&i| at[i] == usize::MAX).unwrap_or(0);
-            return Err(format!(
-                "cannot place {:?} in an empty instruction",
-                ops[stuck].kind
-            ));
-        }
-        instrs.push(ins);
+    // Spill stores first: they end live ranges.
+    list_schedule(ops, window, |op: &MOp| {
+        matches!(op.kind, Kind::Spill { .. })
+    })
+    .map_err(|stuck| format!("cannot place {:?} in an empty instruction", ops[stuck].kind))
+}
+
+impl Bundle<MOp> for Instr {
+    fn try_place(&mut self, op: &MOp) -> bool {
+        Instr::try_place(self, op)
     }
-    Ok((instrs, at))
+    fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
 }
 
 /// Schedules the whole program. Block `i`'s instructions are `result[i]`; the discard

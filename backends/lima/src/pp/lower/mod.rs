@@ -11,7 +11,8 @@
 //! form). Phis become virtual registers written by moves at the end of each predecessor
 //! (through temporaries when a move would clobber another phi's incoming value; edges from a
 //! branching block get a block of their own): the sequencing, the edge blocks and the loop
-//! depths come from `irc_backend::machine::{copies, cfg}`. `Demote` sets a per-lane kill flag that the exit tests, so that a
+//! depths (natural loops of the machine CFG, for spill costs) come from
+//! `irc_backend::machine::{copies, cfg}`. `Demote` sets a per-lane kill flag that the exit tests, so that a
 //! demoted lane keeps computing derivatives for its quad exactly like the IR says.
 //!
 //! What cannot be expressed yields a [`Diagnostic`] naming the op (integers that survived the
@@ -21,12 +22,12 @@ mod io;
 mod ops;
 
 use half::f16;
-use irc_backend::machine::cfg::{depths_from_ranges, edge_block};
+use irc_backend::machine::cfg::{edge_block, loop_depths};
 use irc_backend::machine::copies::{self, Step, Strategy};
 use irc_backend::regalloc::VReg;
 use irc_backend::{Diagnostic, IoSource, Reflection};
 use irc_ir::analysis::cfg::{self, Block as IrBlock, Cfg};
-use irc_ir::{Construct, Module, OpCode, SsaDef};
+use irc_ir::{Module, OpCode, SsaDef};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
@@ -169,7 +170,6 @@ impl<'a> Lower<'a> {
     }
 
     fn run(&mut self) -> Result<(), Diagnostic> {
-        self.loop_depths();
         self.declare_outputs()?;
         let blocks: Vec<IrBlock> = self.cfg.blocks().collect();
         // Phi registers first: values may flow around loops.
@@ -200,31 +200,14 @@ impl<'a> Lower<'a> {
             let term = self.terminator(b)?;
             self.prog.blocks[i].term = term;
         }
+        // Loop depths (for spill costs) from the natural loops of the machine CFG; the
+        // blocks phi moves add on edges take their successor's.
+        let depths = loop_depths(&self.prog);
+        for (b, d) in self.prog.blocks.iter_mut().zip(depths) {
+            b.depth = d;
+        }
         self.phi_copies(&blocks)?;
         Ok(())
-    }
-
-    /// Loop nesting depth of every block (structured layout: a loop's blocks lie between its
-    /// header and its merge block).
-    fn loop_depths(&mut self) {
-        let blocks: Vec<IrBlock> = self.cfg.blocks().collect();
-        let index: FxHashMap<SsaDef, usize> = blocks
-            .iter()
-            .enumerate()
-            .map(|(i, &b)| (self.cfg.label(b), i))
-            .collect();
-        let loops = blocks.iter().enumerate().filter_map(|(i, &b)| {
-            match cfg::construct(self.m, self.cfg.label(b)) {
-                Some((Construct::StructuredLoop, Some(merge), _)) => {
-                    Some((i, index.get(&merge).copied().unwrap_or(blocks.len())))
-                }
-                _ => None,
-            }
-        });
-        let depths = depths_from_ranges(self.prog.blocks.len(), loops);
-        for (blk, d) in self.prog.blocks.iter_mut().zip(depths) {
-            blk.depth += d;
-        }
     }
 
     /// Output registers start as 0 (an output not written on some path reads 0, as in the IR);
