@@ -6,6 +6,14 @@
 //! targets (lowering, operand descriptors, SHBIN, simulator) are not built yet and are not
 //! registered; see `shared/reference/pica.md` for the facts they will follow.
 
+pub mod asm;
+pub mod decode;
+pub mod encode;
+pub mod float24;
+pub mod instr;
+pub mod isa;
+pub mod shbin;
+
 use irc_backend::TargetCaps;
 use irc_ir::OpCode;
 
