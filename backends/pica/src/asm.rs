@@ -25,7 +25,9 @@ use crate::encode::{encode_with_table, OpdescTable};
 use crate::float24;
 use crate::instr::{Cond, Dst, DstReg, Instr, Mask, Src, SrcReg, Swizzle};
 use crate::isa::{reg, AddrIndex, CmpOp, CondOp, Format, Opcode};
-use crate::shbin::{semantic, ConstValue, Constant, Dvle, OutputEntry, ShaderType, Shbin, UniformEntry};
+use crate::shbin::{
+    semantic, ConstValue, Constant, Dvle, OutputEntry, ShaderType, Shbin, UniformEntry,
+};
 
 /// An assembly error at `line:col` of source file `file` (0-based index of the file).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -394,12 +396,10 @@ impl Asm {
             Reg::V(n) => SrcReg::Input(n),
             Reg::R(n) => SrcReg::Temp(n),
             Reg::C(n) if wide => SrcReg::Const(n),
-            Reg::C(_) => {
-                return Err(self.err(
-                    o.col,
-                    "a float uniform can only be read through the wide source (one per instruction)",
-                ))
-            }
+            Reg::C(_) => return Err(self.err(
+                o.col,
+                "a float uniform can only be read through the wide source (one per instruction)",
+            )),
             _ => return Err(self.err(o.col, "not a source register")),
         };
         if !wide && o.index != AddrIndex::None {
@@ -785,7 +785,9 @@ impl Asm {
                 }
                 let name = list[0].to_string();
                 if self.procs.contains_key(&name) {
-                    return Err(self.err(self.col(list[0]), format!("proc `{name}` already exists")));
+                    return Err(
+                        self.err(self.col(list[0]), format!("proc `{name}` already exists"))
+                    );
                 }
                 self.dvle();
                 self.stack.push(Block::Proc {
@@ -874,7 +876,14 @@ impl Asm {
         Ok(())
     }
 
-    fn define(&mut self, name: &str, col: usize, reg: Reg, swizzle: Swizzle, negate: bool) -> Result<(), AsmError> {
+    fn define(
+        &mut self,
+        name: &str,
+        col: usize,
+        reg: Reg,
+        swizzle: Swizzle,
+        negate: bool,
+    ) -> Result<(), AsmError> {
         if self.file_state.aliases.contains_key(name) {
             return Err(self.err(col, format!("identifier `{name}` already used")));
         }
@@ -1010,7 +1019,12 @@ impl Asm {
         Ok(())
     }
 
-    fn const_value(&self, float: bool, col: usize, vals: &[String]) -> Result<ConstValue, AsmError> {
+    fn const_value(
+        &self,
+        float: bool,
+        col: usize,
+        vals: &[String],
+    ) -> Result<ConstValue, AsmError> {
         if float {
             let mut v = [0u32; 4];
             for (o, s) in v.iter_mut().zip(vals) {
@@ -1023,7 +1037,8 @@ impl Asm {
         } else {
             let mut v = [0u8; 4];
             for (o, s) in v.iter_mut().zip(vals) {
-                *o = parse_int(s).ok_or_else(|| self.err(col, format!("invalid integer `{s}`")))? as u8;
+                *o = parse_int(s).ok_or_else(|| self.err(col, format!("invalid integer `{s}`")))?
+                    as u8;
             }
             Ok(ConstValue::Int(v))
         }
@@ -1107,7 +1122,12 @@ impl Asm {
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(sem_name))
             .map(|(_, s)| *s)
-            .ok_or_else(|| self.err(self.col(sem), format!("unknown output semantic `{sem_name}`")))?;
+            .ok_or_else(|| {
+                self.err(
+                    self.col(sem),
+                    format!("unknown output semantic `{sem_name}`"),
+                )
+            })?;
         let (reg, swz) = match it.next() {
             Some(r) => {
                 let o = self.operand(r)?;
@@ -1126,7 +1146,13 @@ impl Asm {
         };
         let mask = sem_mask.or(swz.map(mask_of)).unwrap_or(Mask::XYZW);
         if name != "-" {
-            self.define(name, self.col(name), Reg::O(reg), swz.unwrap_or(Swizzle::IDENTITY), false)?;
+            self.define(
+                name,
+                self.col(name),
+                Reg::O(reg),
+                swz.unwrap_or(Swizzle::IDENTITY),
+                false,
+            )?;
         }
         let d = self.dvle();
         d.output_mask |= 1 << reg;
@@ -1157,7 +1183,12 @@ impl Asm {
             ["point", c] => (0, creg(c)?, 0, 0, 0),
             ["variable", c, n] => (1, creg(c)?, 0, num(n)?, 0),
             ["fixed", c, arr, n] => (2, creg(c)?, creg(arr)?, 0, num(n)?),
-            _ => return Err(self.err(col, "expected `.gsh point cN | variable cN n | fixed cN cArr n`")),
+            _ => {
+                return Err(self.err(
+                    col,
+                    "expected `.gsh point cN | variable cN n | fixed cN cArr n`",
+                ))
+            }
         };
         let d = self.dvle();
         d.kind = ShaderType::Geometry;

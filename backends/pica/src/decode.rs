@@ -188,9 +188,27 @@ pub fn canonicalize(instr: &Instr) -> Instr {
     };
     let care = opdesc_care_mask(instr.opcode());
     let d = (desc & care) as u128;
-    let fix1 = |s: Src| src(s.reg.bits() as u64, opdesc::SEL1.get(d), opdesc::NEG1.get(d));
-    let fix2 = |s: Src| src(s.reg.bits() as u64, opdesc::SEL2.get(d), opdesc::NEG2.get(d));
-    let fix3 = |s: Src| src(s.reg.bits() as u64, opdesc::SEL3.get(d), opdesc::NEG3.get(d));
+    let fix1 = |s: Src| {
+        src(
+            s.reg.bits() as u64,
+            opdesc::SEL1.get(d),
+            opdesc::NEG1.get(d),
+        )
+    };
+    let fix2 = |s: Src| {
+        src(
+            s.reg.bits() as u64,
+            opdesc::SEL2.get(d),
+            opdesc::NEG2.get(d),
+        )
+    };
+    let fix3 = |s: Src| {
+        src(
+            s.reg.bits() as u64,
+            opdesc::SEL3.get(d),
+            opdesc::NEG3.get(d),
+        )
+    };
     let m = Mask(opdesc::MASK.get(d) as u8);
     let mut out = *instr;
     match &mut out {

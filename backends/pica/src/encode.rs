@@ -23,7 +23,10 @@ pub enum EncodeError {
     Operand { at: usize, what: String },
     #[error("more than {} operand descriptors", limits::OPDESCS)]
     TooManyOpdescs,
-    #[error("more than {} operand descriptors used by MAD/MADI", limits::MAD_OPDESCS)]
+    #[error(
+        "more than {} operand descriptors used by MAD/MADI",
+        limits::MAD_OPDESCS
+    )]
     TooManyMadOpdescs,
 }
 
@@ -166,12 +169,7 @@ pub fn encode_instr(at: usize, instr: &Instr, desc: u32) -> Result<u32, EncodeEr
             let w = put(w, fmt4::PRIMEMIT, primitive as u64);
             put(w, fmt4::WINDING, winding as u64)
         }
-        Instr::CondFlow {
-            op,
-            cond,
-            dst,
-            num,
-        } => {
+        Instr::CondFlow { op, cond, dst, num } => {
             check(at, op.format() == crate::isa::Format::F2, || {
                 format!("{} is not a format-2 instruction", op.mnemonic())
             })?;

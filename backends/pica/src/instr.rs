@@ -19,9 +19,12 @@ impl Swizzle {
 
     /// The swizzle selecting `comps[n]` for result component `n`.
     pub fn new(comps: [u8; 4]) -> Swizzle {
-        Swizzle(comps.iter().enumerate().fold(0, |s, (n, &c)| {
-            s | ((c & 3) << (6 - 2 * n))
-        }))
+        Swizzle(
+            comps
+                .iter()
+                .enumerate()
+                .fold(0, |s, (n, &c)| s | ((c & 3) << (6 - 2 * n))),
+        )
     }
 
     /// `.xxxx` style broadcast of one component.
@@ -302,9 +305,7 @@ impl Instr {
             } => Some(d(dst) | src1.desc_bits() << 4 | src2.desc_bits() << 13),
             Instr::Unary { dst, src, .. } => Some(d(dst) | src.desc_bits() << 4),
             Instr::Mova { mask, src, .. } => Some((mask.0 as u32 & 0xF) | src.desc_bits() << 4),
-            Instr::Cmp { src1, src2, .. } => {
-                Some(src1.desc_bits() << 4 | src2.desc_bits() << 13)
-            }
+            Instr::Cmp { src1, src2, .. } => Some(src1.desc_bits() << 4 | src2.desc_bits() << 13),
             Instr::Mad {
                 dst,
                 src1,

@@ -518,7 +518,10 @@ mod tests {
         assert_eq!(Opcode::ALL.len(), 39);
         for &op in Opcode::ALL {
             assert_eq!(Opcode::decode(op.bits()), Some(op));
-            assert_eq!(op.plain().inverted().unwrap_or(op.plain()).plain(), op.plain());
+            assert_eq!(
+                op.plain().inverted().unwrap_or(op.plain()).plain(),
+                op.plain()
+            );
         }
     }
 

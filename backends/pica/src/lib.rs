@@ -8,6 +8,7 @@
 
 pub mod asm;
 pub mod decode;
+pub mod disasm;
 pub mod encode;
 pub mod float24;
 pub mod instr;
