@@ -447,10 +447,8 @@ fn disassemble_parts(
             );
             let _ = writeln!(t, ".end");
         }
-        if hi == n {
-            if labels.contains(&n) {
-                let _ = writeln!(t, "l_{n}:");
-            }
+        if hi == n && labels.contains(&n) {
+            let _ = writeln!(t, "l_{n}:");
         }
         texts.push(t);
     }
@@ -549,7 +547,7 @@ fn print_piece(
                     };
                     (arm_end == pc + 1).then(|| {
                         let start = match b.kind {
-                            Kind::If { else_at: None } if pc >= b.at + 1 => {
+                            Kind::If { else_at: None } if pc > b.at => {
                                 // Either the then-arm or (after `.else`) the else-arm.
                                 blocks
                                     .iter()

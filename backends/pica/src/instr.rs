@@ -138,7 +138,7 @@ impl Src {
     pub fn swz(self, swizzle: Swizzle) -> Src {
         Src { swizzle, ..self }
     }
-    pub fn neg(self) -> Src {
+    pub fn negated(self) -> Src {
         Src {
             negate: !self.negate,
             ..self

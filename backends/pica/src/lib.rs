@@ -14,6 +14,7 @@ pub mod float24;
 pub mod instr;
 pub mod isa;
 pub mod shbin;
+pub mod sim;
 
 use irc_backend::TargetCaps;
 use irc_ir::OpCode;
