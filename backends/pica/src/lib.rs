@@ -15,6 +15,7 @@ pub mod instr;
 pub mod isa;
 pub mod shbin;
 pub mod sim;
+pub mod sim_io;
 
 use irc_backend::TargetCaps;
 use irc_ir::OpCode;
