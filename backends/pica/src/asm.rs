@@ -88,6 +88,8 @@ struct Operand {
     negate: bool,
     index: AddrIndex,
     col: usize,
+    /// `._`: an empty destination mask (written by the disassembler only).
+    empty: bool,
 }
 
 enum Block {
@@ -364,7 +366,9 @@ impl Asm {
             rest = &r[close + 1..];
         }
         let mut swizzle = Swizzle::IDENTITY;
-        if let Some(r) = rest.strip_prefix('.') {
+        let empty = rest.trim() == "._";
+        if empty {
+        } else if let Some(r) = rest.strip_prefix('.') {
             swizzle = parse_swizzle(r.trim())
                 .ok_or_else(|| self.err(col, format!("invalid swizzle `{r}`")))?;
         } else if !rest.trim().is_empty() {
@@ -388,6 +392,7 @@ impl Asm {
             negate,
             index,
             col,
+            empty,
         })
     }
 
@@ -402,6 +407,9 @@ impl Asm {
             )),
             _ => return Err(self.err(o.col, "not a source register")),
         };
+        if o.empty {
+            return Err(self.err(o.col, "`._` is only allowed on a destination"));
+        }
         if !wide && o.index != AddrIndex::None {
             return Err(self.err(o.col, "index register only allowed in the wide source"));
         }
@@ -423,7 +431,7 @@ impl Asm {
         }
         Ok(Dst {
             reg,
-            mask: mask_of(o.swizzle),
+            mask: if o.empty { Mask(0) } else { mask_of(o.swizzle) },
         })
     }
 
@@ -548,11 +556,19 @@ impl Asm {
             }
             Format::F1u if op == Opcode::Mova => {
                 self.want(&args, 2, col)?;
-                let mask = match args[0].to_ascii_lowercase().as_str() {
-                    "a0.x" | "a0" => Mask(0x8),
-                    "a0.y" => Mask(0x4),
-                    "a0.xy" => Mask(0xC),
-                    _ => return Err(self.err(self.col(args[0]), "expected a0.x, a0.y or a0.xy")),
+                // `a0.x`, `a0.y`, `a0.xy` (picasso); any mask incl. `a0._` (disassembler).
+                let a = args[0].to_ascii_lowercase();
+                let mask = match a.strip_prefix("a0") {
+                    Some("") => Mask(0x8),
+                    Some("._") => Mask(0),
+                    Some(m) => m
+                        .strip_prefix('.')
+                        .and_then(parse_swizzle)
+                        .map(mask_of)
+                        .ok_or_else(|| {
+                            self.err(self.col(args[0]), "expected a0.x, a0.y or a0.xy")
+                        })?,
+                    None => return Err(self.err(self.col(args[0]), "expected a0.x, a0.y or a0.xy")),
                 };
                 let s = self.operand(args[1])?;
                 let ins = Instr::Mova {

@@ -149,7 +149,11 @@ pub fn format_instr(ins: &Instr) -> Option<String> {
             format_src(&src, index)
         ),
         Instr::Mova { mask, src, index } => {
-            format!("mova a0{}, {}", mask_suffix(mask), format_src(&src, index))
+            let m = match mask_suffix(mask).as_str() {
+                "" => ".xyzw".to_string(),
+                m => m.to_string(),
+            };
+            format!("mova a0{m}, {}", format_src(&src, index))
         }
         Instr::Cmp {
             src1,
@@ -434,8 +438,6 @@ fn disassemble_parts(
         let (lo, hi) = (w[0], w[1].min(n));
         let mut t = String::new();
         for &(ps, pe) in pieces.iter().filter(|(a, _)| *a >= lo && *a < hi) {
-            let name = piece_name(ps);
-            let _ = writeln!(t, ".proc {name}");
             print_piece(
                 &mut t,
                 prog,
@@ -445,7 +447,6 @@ fn disassemble_parts(
                 structured,
                 &piece_name,
             );
-            let _ = writeln!(t, ".end");
         }
         if hi == n && labels.contains(&n) {
             let _ = writeln!(t, "l_{n}:");
@@ -510,6 +511,17 @@ fn print_piece(
     structured: bool,
     piece_name: &dyn Fn(usize) -> String,
 ) {
+    // In unstructured code a procedure may end in a word the assembler would pad with a NOP
+    // that is not there: end the procedure before such words and write them after `.end`
+    // (the words stay where they are; only the procedure's length shrinks).
+    let full_end = pe;
+    let mut pe = pe;
+    while pe > ps && prog[pe - 1] != Instr::NOP && rule_applies(prog, ps, pe, false, false) {
+        pe -= 1;
+    }
+    if pe > ps {
+        let _ = writeln!(t, ".proc {}", piece_name(ps));
+    }
     let mut open: Vec<Block> = Vec::new();
     let mut last_end: Option<usize> = None;
     let indent = |d: usize| "    ".repeat(d + 1);
@@ -622,6 +634,15 @@ fn print_piece(
     }
     while let Some(_b) = open.pop() {
         let _ = writeln!(t, "{}.end", indent(open.len()));
+    }
+    if pe > ps {
+        let _ = writeln!(t, ".end");
+    }
+    for (pc, ins) in prog.iter().enumerate().take(full_end).skip(pe) {
+        if labels.contains(&pc) {
+            let _ = writeln!(t, "l_{pc}:");
+        }
+        let _ = writeln!(t, "    {}", format_instr(ins).unwrap_or_else(|| raw(ins)));
     }
 }
 

@@ -221,7 +221,10 @@ impl OpdescTable {
         for (i, (e, m)) in self.entries.iter_mut().zip(&mut self.masks).enumerate() {
             let both = mask & *m;
             if desc & both == *e & both {
-                *e |= desc & (mask & !both);
+                // picasso ORs the new bits in (`|=`), which corrupts them when the entry's
+                // don't-care bits were not zero; we overwrite them instead.
+                let new = mask & !both;
+                *e = (*e & !new) | (desc & new);
                 *m |= mask;
                 return Ok(i);
             }
