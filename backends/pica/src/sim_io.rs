@@ -50,6 +50,38 @@ pub const SECTION_SHADER_TYPE: &str = "shader-type";
 pub const INT_SLOT: u32 = 96;
 pub const BOOL_SLOT: u32 = 100;
 
+/// The sections of a compiled program, named as [`PicaSimulator`] reads them: code, operand
+/// descriptors, entry (main, endmain) and, for a geometry shader, the shader type.
+pub fn sections(
+    code: &[u32],
+    opdescs: &[u32],
+    entry: (u32, u32),
+    geometry: bool,
+) -> Vec<irc_backend::Section> {
+    use irc_backend::output::bytes_of;
+    let mut s = vec![
+        irc_backend::Section {
+            name: SECTION_CODE,
+            bytes: bytes_of(code),
+        },
+        irc_backend::Section {
+            name: SECTION_OPDESCS,
+            bytes: bytes_of(opdescs),
+        },
+        irc_backend::Section {
+            name: SECTION_ENTRY,
+            bytes: bytes_of(&[entry.0, entry.1]),
+        },
+    ];
+    if geometry {
+        s.push(irc_backend::Section {
+            name: SECTION_SHADER_TYPE,
+            bytes: vec![1],
+        });
+    }
+    s
+}
+
 /// The PICA200 simulator behind the generic interface.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PicaSimulator;

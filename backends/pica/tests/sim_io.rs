@@ -179,3 +179,48 @@ fn runs_a_shbin_container() {
     let got = f32::from_bits(r.invocations[0].values[&(IoName::BuiltIn(BuiltIn::Position), 3)]);
     assert_eq!(got, 8.0);
 }
+
+#[test]
+fn geometry_shader_emissions_become_invocations() {
+    let gs = "\
+.gsh point c0
+.out p position
+.proc main
+    setemit 0
+    mov p, v0
+    emit
+    setemit 1
+    mov p, v0.yxzw
+    emit
+    end
+.end
+";
+    let sh = assemble(gs).unwrap();
+    let d = &sh.dvles[0];
+    let out = Output {
+        sections: irc_pica::sim_io::sections(&sh.code, &sh.opdescs, (d.main, d.endmain), true),
+        reflection: Reflection {
+            varyings: reflection().varyings,
+            outputs: reflection().outputs[..1].to_vec(),
+            ..Reflection::default()
+        },
+        ..Output::default()
+    };
+    let (invocations, _) = inputs(false);
+    let si = SimInputs {
+        invocations,
+        legacy_constants: BTreeMap::new(),
+        constant_buffers: BTreeMap::new(),
+        textures: &NoTextures,
+    };
+    let cfg = SimConfig {
+        precision: Precision::Native,
+        fuel: 100,
+    };
+    let r = PicaSimulator.run(&out, &si, &cfg).unwrap();
+    assert_eq!(r.invocations.len(), 2);
+    let x = |i: usize| {
+        f32::from_bits(r.invocations[i].values[&(IoName::BuiltIn(BuiltIn::Position), 0)])
+    };
+    assert_eq!((x(0), x(1)), (1.0, 2.0));
+}
