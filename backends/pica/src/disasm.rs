@@ -702,7 +702,8 @@ pub fn disassemble_shbin(shbin: &Shbin) -> Result<Vec<String>, DecodeError> {
                     t,
                     ".setf c{}({})",
                     c.reg,
-                    v.map(|x| format!("{:?}", float24::to_f32(x))).join(", ")
+                    v.map(|x| format!("{:?}", float24::to_f32(x) as f64))
+                        .join(", ")
                 ),
                 ConstValue::Int(v) => writeln!(
                     t,

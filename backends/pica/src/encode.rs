@@ -54,6 +54,7 @@ pub fn encode_instr(at: usize, instr: &Instr, desc: u32) -> Result<u32, EncodeEr
             format!("operand descriptor {desc} does not fit {bits} bits")
         })
     };
+    validate_regs(at, instr)?;
     let op = instr.opcode();
     let w: u128 = match *instr {
         Instr::Plain(_) => put(0, fmt0::OP, op.bits()),
@@ -201,6 +202,37 @@ pub fn encode_instr(at: usize, instr: &Instr, desc: u32) -> Result<u32, EncodeEr
     Ok(w as u32)
 }
 
+/// Register numbers in range (v/r/o 0–15, c 0–95).
+fn validate_regs(at: usize, instr: &Instr) -> Result<(), EncodeError> {
+    use crate::instr::{Dst, DstReg, Src};
+    let src_ok = |s: &Src| match s.reg {
+        SrcReg::Input(n) | SrcReg::Temp(n) => n < 16,
+        SrcReg::Const(n) => (n as usize) < limits::FLOAT_UNIFORMS,
+    };
+    let dst_ok = |d: &Dst| match d.reg {
+        DstReg::Output(n) | DstReg::Temp(n) => n < 16,
+    };
+    let ok = match instr {
+        Instr::Binary {
+            dst, src1, src2, ..
+        } => dst_ok(dst) && src_ok(src1) && src_ok(src2),
+        Instr::Unary { dst, src, .. } => dst_ok(dst) && src_ok(src),
+        Instr::Mova { src, .. } => src_ok(src),
+        Instr::Cmp { src1, src2, .. } => src_ok(src1) && src_ok(src2),
+        Instr::Mad {
+            dst,
+            src1,
+            src2,
+            src3,
+            ..
+        } => dst_ok(dst) && src_ok(src1) && src_ok(src2) && src_ok(src3),
+        _ => true,
+    };
+    check(at, ok, || {
+        format!("register number out of range in {instr:?}")
+    })
+}
+
 /// A picasso-style de-duplicating operand descriptor table.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OpdescTable {
@@ -300,4 +332,75 @@ pub fn encode_with_table(
         words.push(encode_instr(at, ins, d.unwrap_or(0) as u32)?);
     }
     Ok((words, idx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instr::{Dst, DstReg, Mask, Src, Swizzle};
+
+    fn mov(mask: u8, sel: u8) -> Instr {
+        Instr::Unary {
+            op: Opcode::Mov,
+            dst: Dst::new(DstReg::Temp(0), Mask(mask)),
+            src: Src::new(SrcReg::Temp(1)).swz(Swizzle(sel)),
+            index: crate::isa::AddrIndex::None,
+        }
+    }
+
+    #[test]
+    fn mad_descriptors_are_moved_below_32() {
+        // 40 distinct MOV descriptors, then a MAD with a new one.
+        let mut prog: Vec<Instr> = (0..40)
+            .map(|i| mov(1 + (i % 15) as u8, (i / 15) as u8))
+            .collect();
+        let r = |n| Src::new(SrcReg::Temp(n));
+        prog.push(Instr::Mad {
+            inverted: false,
+            dst: Dst::new(DstReg::Temp(2), Mask(0xF)),
+            src1: r(3),
+            src2: r(4).swz(Swizzle(0xE4)),
+            src3: r(5),
+            index: crate::isa::AddrIndex::None,
+        });
+        let (words, descs) = encode_program(&prog).unwrap();
+        assert_eq!(descs.len(), 41);
+        let mad = crate::decode::decode_instr(40, words[40], &descs).unwrap();
+        assert_eq!(words[40] & 0x1F, 0);
+        assert_eq!(
+            crate::decode::canonicalize(&mad),
+            crate::decode::canonicalize(&prog[40])
+        );
+        for (i, w) in words.iter().enumerate().take(40) {
+            let back = crate::decode::decode_instr(i, *w, &descs).unwrap();
+            assert_eq!(
+                crate::decode::canonicalize(&back),
+                crate::decode::canonicalize(&prog[i])
+            );
+        }
+    }
+
+    #[test]
+    fn out_of_range_registers_are_rejected() {
+        let bad = Instr::Unary {
+            op: Opcode::Mov,
+            dst: Dst::new(DstReg::Temp(16), Mask(0xF)),
+            src: Src::new(SrcReg::Const(96)),
+            index: crate::isa::AddrIndex::None,
+        };
+        assert!(encode_instr(3, &bad, 0).is_err());
+        assert!(encode_program(&[bad]).is_err());
+    }
+
+    #[test]
+    fn dedup_merges_dont_care_bits() {
+        let mut t = OpdescTable::new();
+        // RCP reads component 0 of SRC1 only; a DP4 agreeing on it reuses the entry.
+        let rcp = 0x8; // mask x, SRC1 .xxxx
+        let i = t.find_or_add(rcp, opdesc_care_mask(Opcode::Rcp)).unwrap();
+        let dp4 = 0x8 | 0x1B << 5 | 0x1B << 14;
+        let j = t.find_or_add(dp4, opdesc_care_mask(Opcode::Dp4)).unwrap();
+        assert_eq!(i, j);
+        assert_eq!(t.entries[0], dp4);
+    }
 }
