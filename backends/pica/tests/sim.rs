@@ -363,3 +363,56 @@ fn geometry_shader_emits_a_triangle() {
     let r = run_shbin_bytes(&bytes, 0, &inputs(&v), &Uniforms::default(), &NATIVE).unwrap();
     assert_eq!(r.outputs[0], [0.0, 0.0, 0.0, 1.0]);
 }
+
+#[test]
+fn call_as_last_instruction_of_an_if_body_is_lost() {
+    // 0: ifu b0 → end 2   1: call 5 (len 1)   2: mov o0, k.x   3: end   4: nop   5: mov r0… (unused)
+    let src = "\
+.constf k(1.0, 2.0, 0.0, 0.0)
+.proc main
+    .word 0x9C000800
+    .word 0x90001401
+    mov o0, k.xxxx
+    end
+    nop
+    mov o1, k.yyyy
+.end
+";
+    let u = Uniforms {
+        bools: 1,
+        ..Uniforms::default()
+    };
+    let o = vs(src, &[], &u, &EXACT).unwrap();
+    assert_eq!(o[0], [1.0; 4]);
+    assert_eq!(o[1], [0.0; 4]); // the called word never ran
+}
+
+#[test]
+fn nested_loops_and_break_leave_the_innermost_only() {
+    let src = "\
+.ivec outer, inner
+.constf k(1.0, 0.0, 0.0, 0.0)
+.proc main
+    mov r0, k.yyyy
+    mov r1, k.yyyy
+    for outer
+        for inner
+            add r0, k.xxxx, r0      ; counts inner iterations
+            breakc cmp.x            ; cmp.x stays false: never taken
+        .end
+        add r1, k.xxxx, r1          ; counts outer iterations
+        cmp r1, ge, ge, r1          ; sets cmp.x (r1 >= r1)
+    .end
+    mov o0, r0
+    mov o1, r1
+    end
+.end
+";
+    let mut u = Uniforms::default();
+    u.int[0] = [2, 0, 0, 0]; // 3 outer iterations
+    u.int[1] = [4, 0, 0, 0]; // 5 inner iterations, but breakc leaves after the first once cmp.x is set
+    let o = vs(src, &[], &u, &EXACT).unwrap();
+    // Outer 1: inner runs 5 times (cmp.x false); outer 2 and 3: inner breaks after 1.
+    assert_eq!(o[0], [7.0; 4]);
+    assert_eq!(o[1], [3.0; 4]);
+}
