@@ -221,6 +221,20 @@ fn random_text_never_panics_the_assembler() {
             let _ = disassemble_shbin(&sh);
         }
     }
+    // Arbitrary characters, including multi-byte ones, right where names and numbers go.
+    let chars = [
+        'é', 'ß', '∞', '[', ']', '.', ',', '(', ')', ':', ';', '!', '&', '|', '-', '+', 'a', 'r',
+        'c', 'v', '0', '9', ' ', '\n', '\u{0}',
+    ];
+    for _ in 0..20000 {
+        let n = r.below(40);
+        let text: String = (0..n)
+            .map(|_| chars[r.below(chars.len() as u64) as usize])
+            .collect();
+        let _ = assemble(&format!(".proc main\nmov {text}\n.end\n"));
+        let _ = assemble(&format!("{text}\n"));
+        let _ = assemble(&format!(".proc main\n{text}, r0\n.end\n"));
+    }
 }
 
 /// Random picasso text with nested `ifu`/`ifc`/`for`/`.else`, procedures, calls, jumps and

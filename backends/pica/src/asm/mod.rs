@@ -287,7 +287,7 @@ impl Asm {
         let Some(k) = cs.next() else {
             return Ok(None);
         };
-        let num = &name[1..];
+        let num = cs.as_str();
         if num.is_empty() || !num.chars().all(|c| c.is_ascii_digit()) {
             return Ok(None);
         }
