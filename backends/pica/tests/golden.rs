@@ -142,6 +142,29 @@ fn flow_control_golden_encodings() {
         assert_eq!(encode_instr(at, &ins, 0).unwrap(), word, "{text}");
     }
     assert_eq!(shbin.code.len(), 0x31);
+    // The disassembly spells them as picasso does (procedures and labels renamed by address)
+    // and reassembles to the same words.
+    let text = &irc_pica::disasm::disassemble_shbin(&shbin).unwrap()[0];
+    for line in [
+        "for i0",
+        "ifu b0",
+        ".else",
+        "ifc cmp.x && !cmp.y",
+        "ifc !cmp.x || cmp.y",
+        "callu b0, sub_47",
+        "callc cmp.y, sub_47",
+        "call sub_47",
+        "jmpu !b0, l_43",
+        "jmpc cmp.x, l_43",
+        "l_43:",
+        ".proc sub_47",
+    ] {
+        assert!(
+            text.lines().any(|l| l.trim() == line),
+            "{line} missing in\n{text}"
+        );
+    }
+    assert_eq!(assemble(text).unwrap().code, shbin.code);
     assert_eq!((shbin.dvles[0].main, shbin.dvles[0].endmain), (0, 0x2F));
     // Structured decode of two of them.
     assert_eq!(
