@@ -674,10 +674,22 @@ pub fn disassemble_shbin(shbin: &Shbin) -> Result<Vec<String>, DecodeError> {
     for (k, (d, code)) in shbin.dvles.iter().zip(parts).enumerate() {
         let mut t = String::new();
         if d.kind == crate::shbin::ShaderType::Geometry {
+            // The first GS float uniform is where picasso started allocating (`.gsh … cN`).
+            let first = d
+                .uniforms
+                .iter()
+                .filter(|u| (0x10..0x70).contains(&u.first))
+                .map(|u| u.first - 0x10)
+                .min()
+                .unwrap_or(0);
             let _ = match d.gs_mode {
-                1 => writeln!(t, ".gsh variable c0 {}", d.gs_variable_num),
-                2 => writeln!(t, ".gsh fixed c0 c{} {}", d.gs_fixed_start, d.gs_fixed_num),
-                _ => writeln!(t, ".gsh point c0"),
+                1 => writeln!(t, ".gsh variable c{first} {}", d.gs_variable_num),
+                2 => writeln!(
+                    t,
+                    ".gsh fixed c{first} c{} {}",
+                    d.gs_fixed_start, d.gs_fixed_num
+                ),
+                _ => writeln!(t, ".gsh point c{first}"),
             };
         }
         let mut unif = d.uniforms.clone();
@@ -734,4 +746,28 @@ pub fn disassemble_shbin(shbin: &Shbin) -> Result<Vec<String>, DecodeError> {
         texts.push(t);
     }
     Ok(texts)
+}
+
+/// Debug spelling of one instruction: picasso syntax, flow control with raw operands
+/// (`ifu b0 @12 +1`, `call @30 +4`, `jmpc cmp.x @7`).
+impl std::fmt::Display for Instr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(t) = format_instr(self) {
+            return f.write_str(&t);
+        }
+        match *self {
+            Instr::CondFlow { op, cond, dst, num } => {
+                let c = format_cond(cond).unwrap_or_else(|| format!("{cond:?}"));
+                match op {
+                    Opcode::Call => write!(f, "call @{dst} +{num}"),
+                    _ => write!(f, "{} {c} @{dst} +{num}", op.mnemonic()),
+                }
+            }
+            Instr::UniformFlow { op, id, dst, num } => {
+                let r = if op == Opcode::Loop { 'i' } else { 'b' };
+                write!(f, "{} {r}{id} @{dst} +{num}", op.mnemonic())
+            }
+            _ => f.write_str(&raw(self)),
+        }
+    }
 }

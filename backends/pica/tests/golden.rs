@@ -202,3 +202,29 @@ fn every_opcode_encodes_to_one_word_of_its_own_opcode() {
         }
     }
 }
+
+#[test]
+fn display_spells_every_instruction() {
+    let w = [
+        0x02020880u32,
+        0x9C008001,
+        0xA4007400,
+        0x9000BC02,
+        0xAE800000,
+    ];
+    let descs = [0x0006E36F];
+    let text: Vec<String> = w
+        .iter()
+        .map(|&w| decode_instr(0, w, &descs).unwrap().to_string())
+        .collect();
+    assert_eq!(
+        text,
+        [
+            "add r0, c0, -r1",
+            "ifu b0 @32 +1",
+            "for i0 @29 +0",
+            "call @47 +2",
+            "setemit 2, prim"
+        ]
+    );
+}
