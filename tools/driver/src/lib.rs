@@ -65,7 +65,20 @@
 //! [`Registry`] holds both (and the capability profiles of `irc opt --pipeline opt:NAME`).
 //! [`compile_program`] compiles the stages of one program together (varyings linked by the
 //! IR's I/O locations).
+//!
+//! ## Many shaders
+//!
+//! A translation layer compiling thousands of shaders at load time keeps one [`Compiler`] per
+//! thread: the target is looked up and the options checked once, and the pass manager is kept
+//! from one shader to the next.
+//!
+//! ## Reflection as JSON
+//!
+//! [`reflection_json::to_json`] (or [`Compiler::reflection_json`]) gives the reflection as one
+//! JSON document whose schema is the same for every target (`docs/reflection.md`,
+//! `docs/reflection.schema.json`).
 
+mod compiler;
 mod diag;
 mod input;
 pub mod listing;
@@ -73,7 +86,10 @@ mod options;
 pub mod program;
 pub mod registry;
 
+pub use compiler::Compiler;
 pub use input::Input;
+/// The reflection as JSON (`docs/reflection.md`): [`reflection_json::to_json`]`(target, &output)`.
+pub use irc_backend::reflection_json;
 pub use irc_backend::{
     CompileOptions, Diagnostic, DiagnosticKind, Diagnostics, LegacyMul, Output, Reflection, Stats,
     Target,
@@ -144,6 +160,17 @@ fn prepare_module(
     target: &dyn Target,
     options: &Options,
 ) -> Result<Module, Diagnostics> {
+    let mut pm = PassManager::new(ManagerOptions::default());
+    prepare_with(&mut pm, input, target, options)
+}
+
+/// [`prepare_module`] with a pass manager the caller keeps (see [`Compiler`]).
+pub(crate) fn prepare_with(
+    pm: &mut PassManager,
+    input: Input<'_>,
+    target: &dyn Target,
+    options: &Options,
+) -> Result<Module, Diagnostics> {
     options
         .backend
         .validate(target.name(), target.options())
@@ -151,13 +178,12 @@ fn prepare_module(
     let mut m = input::read(input)?;
     input::verify(&m)?;
     let pipeline = target.pipeline(&options.backend);
-    let mut pm = PassManager::new(ManagerOptions::default());
     pm.context.opt_level = options.backend.opt_level;
     pm.context.legacy_state = options.legacy_state.clone();
     pm.context.legacy_mul_ieee = pipeline.legacy_mul_ieee;
     pm.context.caps = pipeline.caps;
     pm.run_named(&mut m, "legacy-state")
         .map_err(diag::from_pass)?;
-    pipelines::run(&mut pm, &mut m, pipeline.kind).map_err(diag::from_pass)?;
+    pipelines::run(pm, &mut m, pipeline.kind).map_err(diag::from_pass)?;
     Ok(m)
 }
