@@ -123,6 +123,13 @@ pub fn find_target(registry: &Registry, name: &str) -> Result<&'static dyn Targe
     })
 }
 
+/// The shader stage of `input`'s entry point (to pick a target whose
+/// [`Target::stages`] has it). Errors: the reader's `Input` diagnostic, or one for a module
+/// without an entry point.
+pub fn shader_stage(input: Input<'_>) -> Result<irc_ir::ShaderStage, Diagnostics> {
+    diag::guard(|| program::stage_of(&input::read(input)?))
+}
+
 /// Compiles `input` for the built-in target named `target`.
 pub fn compile(input: Input<'_>, target: &str, options: &Options) -> Result<Output, Diagnostics> {
     compile_for(input, find_target(Registry::builtin(), target)?, options)
