@@ -130,6 +130,11 @@ pub fn shader_stage(input: Input<'_>) -> Result<irc_ir::ShaderStage, Diagnostics
     diag::guard(|| program::stage_of(&input::read(input)?))
 }
 
+/// The shader stage of a module's entry point (an `Input` diagnostic when it has none).
+pub fn module_stage(m: &Module) -> Result<irc_ir::ShaderStage, Diagnostics> {
+    program::stage_of(m)
+}
+
 /// Compiles `input` for the built-in target named `target`.
 pub fn compile(input: Input<'_>, target: &str, options: &Options) -> Result<Output, Diagnostics> {
     compile_for(input, find_target(Registry::builtin(), target)?, options)
