@@ -230,8 +230,21 @@ fn legacy_file(kind: irc_ir::BuiltIn) -> String {
     }
 }
 
-/// The reflection document of `output`, compiled for the target named `target`.
+/// The reflection document of `output`, compiled for the target named `target` (as a value:
+/// object keys in alphabetical order).
 pub fn to_json(target: &str, output: &Output) -> Value {
+    // Serializing plain structs of numbers, strings and maps cannot fail.
+    serde_json::to_value(doc(target, output)).unwrap_or(Value::Null)
+}
+
+/// [`to_json`] as pretty-printed text with a final newline, keys in the schema's order.
+pub fn to_json_string(target: &str, output: &Output) -> String {
+    let mut s = serde_json::to_string_pretty(&doc(target, output)).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+fn doc<'a>(target: &'a str, output: &Output) -> Doc<'a> {
     let r: &Reflection = &output.reflection;
     let mut bindings = Vec::new();
     let mut immediate_constants = Vec::new();
@@ -268,7 +281,7 @@ pub fn to_json(target: &str, output: &Output) -> Value {
     if let Some(part) = &r.target {
         target_part.insert(target.to_string(), part.0.to_json());
     }
-    let doc = Doc {
+    Doc {
         schema_version: SCHEMA_VERSION,
         target_name: target,
         inputs: r.varyings.iter().map(Input::from).collect(),
@@ -287,16 +300,7 @@ pub fn to_json(target: &str, output: &Output) -> Value {
         },
         stats: (&output.stats).into(),
         target: target_part,
-    };
-    // Serializing plain structs of numbers, strings and maps cannot fail.
-    serde_json::to_value(doc).unwrap_or(Value::Null)
-}
-
-/// [`to_json`] as pretty-printed text with a final newline.
-pub fn to_json_string(target: &str, output: &Output) -> String {
-    let mut s = serde_json::to_string_pretty(&to_json(target, output)).unwrap_or_default();
-    s.push('\n');
-    s
+    }
 }
 
 /// The default [`crate::TargetReflection::to_json`]: an empty object.

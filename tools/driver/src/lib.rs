@@ -126,6 +126,15 @@ pub fn find_target(registry: &Registry, name: &str) -> Result<&'static dyn Targe
 /// The shader stage of `input`'s entry point (to pick a target whose
 /// [`Target::stages`] has it). Errors: the reader's `Input` diagnostic, or one for a module
 /// without an entry point.
+///
+/// ```
+/// let src = "%1 = EntryPoint %2 Pixel\n%2 = Function\n%3 = Label None\n%4 = Return\n\
+///            %5 = FunctionEnd\n";
+/// let stage = irc::shader_stage(irc::Input::Text(src)).unwrap();
+/// assert_eq!(stage, irc_ir::ShaderStage::Pixel);
+/// assert!(irc::target("lima-fp").unwrap().stages().contains(&stage));
+/// assert!(irc::shader_stage(irc::Input::Binary(&[1, 2])).is_err());
+/// ```
 pub fn shader_stage(input: Input<'_>) -> Result<irc_ir::ShaderStage, Diagnostics> {
     diag::guard(|| program::stage_of(&input::read(input)?))
 }

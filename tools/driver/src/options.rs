@@ -24,6 +24,15 @@ impl Options {
     /// container file), or any other key as a target option (`legacy-mul=ieee`; checked
     /// against the target's declared options when compiling). Errors: an `Input` diagnostic
     /// for a bad `opt-level` or `container` value.
+    ///
+    /// ```
+    /// let mut o = irc::Options::default();
+    /// o.set("opt-level", "1")?.set("container", "true")?.set("legacy-mul", "ieee")?;
+    /// assert_eq!((o.backend.opt_level, o.backend.container), (1, true));
+    /// assert_eq!(o.backend.target["legacy-mul"], "ieee");
+    /// assert!(o.set("opt-level", "3").is_err());
+    /// # Ok::<(), irc::Diagnostic>(())
+    /// ```
     pub fn set(&mut self, key: &str, value: &str) -> Result<&mut Self, irc_backend::Diagnostic> {
         let bad = |allowed: &str| {
             irc_backend::Diagnostic::input(format!("option `{key}` takes {allowed}, not `{value}`"))
