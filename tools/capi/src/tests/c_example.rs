@@ -163,3 +163,32 @@ fn the_c_example_prints_what_the_rust_api_computes() {
     assert_eq!(text.matches("bad input:").count(), 12, "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_header_compiles_as_c_and_as_cpp() {
+    for (compiler, lang, std) in [("cc", "c", "-std=c99"), ("c++", "c++", "-std=c++11")] {
+        if Command::new(compiler).arg("--version").output().is_err() {
+            println!("skipped {lang}: no `{compiler}` on PATH");
+            continue;
+        }
+        let o = Command::new(compiler)
+            .args([
+                "-fsyntax-only",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-pedantic",
+                std,
+                "-x",
+                lang,
+            ])
+            .arg(crate_dir().join("include/irc.h"))
+            .output()
+            .expect("run the compiler");
+        assert!(
+            o.status.success(),
+            "irc.h as {lang}:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
