@@ -4,13 +4,15 @@ use irc_backend::{Diagnostic, Diagnostics, Output, Target};
 use irc_ir::Module;
 use irc_passes::{ManagerOptions, PassManager};
 
-use crate::{diag, find_target, prepare_with, Input, Options, Registry};
+use crate::{diag, find_target, input, run_pipeline, Input, Options, Registry};
 
 /// Compiles shader after shader for one target with one set of options.
 ///
 /// The target is looked up and the options are checked once, in [`Compiler::new`]; the pass
-/// manager (its context and timing table) is kept across compilations instead of being built
-/// for each shader (DESIGN rule 14). A `Compiler` is `Send`: use one per thread.
+/// manager (its context and timing table) and the module storage are kept across
+/// compilations instead of being built for each shader (DESIGN rule 14): a binary input is
+/// read into the previous shader's cleared module (`irc_ir::binary::read_into`), reusing its
+/// op, use-list and constant tables. A `Compiler` is `Send`: use one per thread.
 ///
 /// ```
 /// use irc::{Compiler, Input, Options};
@@ -48,6 +50,8 @@ pub struct Compiler {
     target: &'static dyn Target,
     options: Options,
     passes: PassManager,
+    /// The last shader's module, cleared and refilled by the next binary input.
+    module: Module,
 }
 
 impl Compiler {
@@ -79,6 +83,7 @@ impl Compiler {
             target,
             options,
             passes: PassManager::new(ManagerOptions::default()),
+            module: Module::new(),
         })
     }
 
@@ -94,17 +99,24 @@ impl Compiler {
 
     /// Compiles one shader, like [`crate::compile`] (the same output for the same input).
     pub fn compile(&mut self, input: Input<'_>) -> Result<Output, Diagnostics> {
-        let (target, options, pm) = (self.target, &self.options, &mut self.passes);
+        let (target, options) = (self.target, &self.options);
+        let (pm, m) = (&mut self.passes, &mut self.module);
         diag::guard(|| {
-            let m = prepare_with(pm, input, target, options)?;
-            target.compile(&m, &options.backend)
+            input::read_into(input, m)?;
+            run_pipeline(pm, m, target, options)?;
+            target.compile(m, &options.backend)
         })
     }
 
     /// Everything [`Compiler::compile`] does before code generation, like [`crate::prepare`].
     pub fn prepare(&mut self, input: Input<'_>) -> Result<Module, Diagnostics> {
-        let (target, options, pm) = (self.target, &self.options, &mut self.passes);
-        diag::guard(|| prepare_with(pm, input, target, options))
+        let (target, options) = (self.target, &self.options);
+        let (pm, m) = (&mut self.passes, &mut self.module);
+        diag::guard(|| {
+            input::read_into(input, m)?;
+            run_pipeline(pm, m, target, options)?;
+            Ok(std::mem::take(m))
+        })
     }
 
     /// The reflection of `output` as a JSON document (`docs/reflection.md`).

@@ -197,14 +197,24 @@ pub(crate) fn prepare_with(
         .validate(target.name(), target.options())
         .map_err(Diagnostics::from)?;
     let mut m = input::read(input)?;
-    input::verify(&m)?;
+    run_pipeline(pm, &mut m, target, options)?;
+    Ok(m)
+}
+
+/// Verifies `m`, specializes it for the legacy state and runs the target's pipeline on it.
+pub(crate) fn run_pipeline(
+    pm: &mut PassManager,
+    m: &mut Module,
+    target: &dyn Target,
+    options: &Options,
+) -> Result<(), Diagnostics> {
+    input::verify(m)?;
     let pipeline = target.pipeline(&options.backend);
     pm.context.opt_level = options.backend.opt_level;
     pm.context.legacy_state = options.legacy_state.clone();
     pm.context.legacy_mul_ieee = pipeline.legacy_mul_ieee;
     pm.context.caps = pipeline.caps;
-    pm.run_named(&mut m, "legacy-state")
-        .map_err(diag::from_pass)?;
-    pipelines::run(pm, &mut m, pipeline.kind).map_err(diag::from_pass)?;
-    Ok(m)
+    pm.run_named(m, "legacy-state").map_err(diag::from_pass)?;
+    pipelines::run(pm, m, pipeline.kind).map_err(diag::from_pass)?;
+    Ok(())
 }
