@@ -206,7 +206,11 @@ pub fn run(args: &CompileArgs, emit: Emit, options: Options) -> Result<ExitCode,
     let start = Instant::now();
     let out_dir = args.out_dir.as_deref();
     let outcomes: Vec<Outcome> = pool.install(|| {
+        // One shader per task: compile times differ by orders of magnitude (a vertex shader is
+        // rejected at once, a long pixel shader takes milliseconds), and rayon's default split
+        // into a few long runs leaves a core idle at the end.
         jobs.par_iter()
+            .with_max_len(1)
             .map_init(
                 || Compiler::new(&args.target, options.clone()),
                 |compiler, job| {
