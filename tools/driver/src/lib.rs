@@ -45,7 +45,9 @@
 //! [`Target::compile`]:
 //!
 //! 1. **read** the [`Input`] (errors: `Input` diagnostics with the reader's location text);
-//! 2. **verify** (each verifier error an `Input` diagnostic pinned to its op);
+//! 2. **verify** (each verifier error an `Input` diagnostic pinned to its op), and check the
+//!    entry point's stage is one of [`Target::stages`] (else one `Unsupported` diagnostic,
+//!    `lima-fp compiles pixel shaders only`);
 //! 3. **specialize** for the D3D9 fixed-function state in [`Options::legacy_state`] (the
 //!    `legacy-state` pass: alpha test, fog, point sprites, … become constants);
 //! 4. run **the target's pipeline** ([`Target::pipeline`]: the optimizer with the target's
@@ -201,7 +203,38 @@ pub(crate) fn prepare_with(
     Ok(m)
 }
 
-/// Verifies `m`, specializes it for the legacy state and runs the target's pipeline on it.
+/// A shader of a stage `target` does not compile is `Unsupported`, with one message per
+/// target (`lima-fp compiles pixel shaders only`) so that tables of reasons group them.
+/// Modules without an entry point are left to the target.
+fn check_stage(m: &Module, target: &dyn Target) -> Result<(), Diagnostics> {
+    let Ok(stage) = program::stage_of(m) else {
+        return Ok(());
+    };
+    if target.stages().contains(&stage) {
+        return Ok(());
+    }
+    let names: Vec<String> = target
+        .stages()
+        .iter()
+        .map(|s| {
+            irc_ir::LitEnum::ShaderStage
+                .name_of(u64::from(s.0))
+                .unwrap_or_else(|| s.0.to_string())
+                .to_lowercase()
+        })
+        .collect();
+    Err(Diagnostic::unsupported(
+        None,
+        format!(
+            "{} compiles {} shaders only",
+            target.name(),
+            names.join(", ")
+        ),
+    )
+    .into())
+}
+
+/// Verifies `m`, checks its stage, specializes it for the legacy state and runs the target's pipeline on it.
 pub(crate) fn run_pipeline(
     pm: &mut PassManager,
     m: &mut Module,
@@ -209,6 +242,7 @@ pub(crate) fn run_pipeline(
     options: &Options,
 ) -> Result<(), Diagnostics> {
     input::verify(m)?;
+    check_stage(m, target)?;
     let pipeline = target.pipeline(&options.backend);
     pm.context.opt_level = options.backend.opt_level;
     pm.context.legacy_state = options.legacy_state.clone();

@@ -73,3 +73,17 @@ fn a_reused_compiler_gives_exactly_what_compile_gives() {
         println!("-O{level}: {ok} compiled, {err} errors, all equal to irc::compile");
     }
 }
+
+#[test]
+fn shaders_of_another_stage_are_unsupported_with_one_reason() {
+    let vs = "%1 = EntryPoint %4 Vertex\n%2 = f32x4 DclInput %1 0 0\n\
+              %3 = f32x4 DclOutputBuiltIn %1 Position\n%4 = Function\n%5 = Label None\n\
+              %6 = f32x4 InputLoad %2 null\n%7 = OutputStore %3 null %6\n%8 = Return\n\
+              %9 = FunctionEnd\n";
+    let e = irc::compile(Input::Text(vs), "lima-fp", &Options::default()).unwrap_err();
+    assert!(e.is_unsupported());
+    assert_eq!(e.0[0].message, "lima-fp compiles pixel shaders only");
+    let mut c = Compiler::new("lima-fp", Options::default()).unwrap();
+    assert_eq!(c.compile(Input::Text(vs)).unwrap_err(), e);
+    assert_eq!(c.prepare(Input::Text(vs)).unwrap_err(), e);
+}

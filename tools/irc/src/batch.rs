@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use irc::{Compiler, Options};
+use irc::{Compiler, Input, Options};
 use rayon::prelude::*;
 
 use crate::compile::{compile_one, CompileArgs, Emit, FAILED, UNSUPPORTED};
@@ -138,16 +138,26 @@ fn extension(emit: Emit, container: Option<&str>) -> String {
 }
 
 fn process(compiler: &mut Compiler, job: &Job, emit: Emit, out_dir: Option<&Path>) -> Outcome {
-    let module = if job.path.as_os_str() == "-" {
-        read_stdin()
+    // Binary files go to the compiler as bytes (it reads them into its reused module); text
+    // is parsed here so that errors name the file.
+    let path = &job.path;
+    let is_text = path.extension().is_some_and(|e| e == "ir");
+    let (bytes, module) = if path.as_os_str() == "-" {
+        (Vec::new(), Some(read_stdin()))
+    } else if is_text {
+        (Vec::new(), Some(crate::load::module(path)))
     } else {
-        crate::load::module(&job.path)
+        match std::fs::read(path) {
+            Ok(b) => (b, None),
+            Err(e) => return Outcome::Failed(format!("{}: {e}", path.display())),
+        }
     };
-    let m = match module {
-        Ok(m) => m,
-        Err(e) => return Outcome::Failed(e),
+    let input = match module {
+        Some(Ok(m)) => Input::Module(m),
+        Some(Err(e)) => return Outcome::Failed(e),
+        None => Input::Binary(&bytes),
     };
-    match compile_one(compiler, m, emit) {
+    match compile_one(compiler, input, emit) {
         Ok((bytes, container)) => {
             if let Some(dir) = out_dir {
                 let mut file = dir.join(&job.out).into_os_string();

@@ -259,7 +259,7 @@ fn run_inner(args: &CompileArgs) -> Result<ExitCode, String> {
         Ok(c) => c,
         Err(d) => return Ok(report(&name, &d)),
     };
-    match compile_one(&mut compiler, m, emit) {
+    match compile_one(&mut compiler, Input::Module(m), emit) {
         Ok((bytes, _)) => {
             let out = args.output.as_deref().filter(|p| p.as_os_str() != "-");
             write_out(out, &bytes)?;
@@ -269,43 +269,21 @@ fn run_inner(args: &CompileArgs) -> Result<ExitCode, String> {
     }
 }
 
-/// Compiles one module and renders `emit`; also returns the container format's name when
+/// Compiles one shader and renders `emit`; also returns the container format's name when
 /// `emit` is `container` (for the output file's extension). A shader of a stage the target
-/// does not compile is an `Unsupported` diagnostic naming the stages it does compile.
+/// does not compile is an `Unsupported` diagnostic naming the stages it does compile (the
+/// driver's check).
 pub fn compile_one(
     compiler: &mut irc::Compiler,
-    m: irc_ir::Module,
+    input: Input<'_>,
     emit: Emit,
 ) -> Result<(Vec<u8>, Option<&'static str>), irc::Diagnostics> {
     let target = compiler.target();
-    if let Ok(stage) = irc::module_stage(&m) {
-        if !target.stages().contains(&stage) {
-            let names: Vec<String> = target
-                .stages()
-                .iter()
-                .map(|s| {
-                    irc_ir::LitEnum::ShaderStage
-                        .name_of(u64::from(s.0))
-                        .unwrap_or_default()
-                        .to_lowercase()
-                })
-                .collect();
-            return Err(irc::Diagnostic::unsupported(
-                None,
-                format!(
-                    "{} compiles {} shaders only",
-                    target.name(),
-                    names.join(", ")
-                ),
-            )
-            .into());
-        }
-    }
     if emit == Emit::Ir {
-        let m = compiler.prepare(Input::Module(m))?;
+        let m = compiler.prepare(input)?;
         return Ok((irc_ir::text::print(&m).into_bytes(), None));
     }
-    let out = compiler.compile(Input::Module(m))?;
+    let out = compiler.compile(input)?;
     let format = out.container.as_ref().map(|c| c.format);
     let bytes = render(&out, emit, target.name()).map_err(irc::Diagnostic::input)?;
     Ok((bytes, format))
