@@ -7,6 +7,7 @@
 //! with a non-zero exit code.
 
 mod asm;
+mod batch;
 mod bench;
 mod compile;
 mod disasm;
@@ -25,7 +26,9 @@ use std::process::ExitCode;
     version,
     about = "An optimizing shader compiler for DXBC-IR",
     args_conflicts_with_subcommands = true,
-    arg_required_else_help = true
+    arg_required_else_help = true,
+    after_help = "Without a subcommand, `irc --target T FILE...` is `irc compile`; see `irc compile --help` \
+                  for batch use and exit codes."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -37,8 +40,9 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Compile a shader (`.ir` or `.dxir`) for a target: disassembly, code words, reflection,
-    /// statistics or an MBS1 container.
+    /// Compile shaders (`.ir`, `.dxir`, directories, `-`) for a target: disassembly, code
+    /// words, reflection (text or JSON), statistics or a container; many files in parallel.
+    #[command(after_help = compile::HELP)]
     Compile(compile::CompileArgs),
     /// Disassemble machine code (raw little-endian words, or an MBS1 container).
     Disasm {

@@ -19,7 +19,7 @@ pub mod vle;
 mod writer;
 
 pub use error::{OpLocation, ReadError, ReadErrorKind, WriteError};
-pub use reader::read;
+pub use reader::{read, read_into};
 pub use writer::{write, Writer};
 
 #[cfg(test)]
