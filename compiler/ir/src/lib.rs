@@ -1,7 +1,8 @@
 //! # irc-ir: DXBC-IR for the irc shader compiler
 //!
 //! The SSA IR of doitsujin/dxbc-spirv, as Rust data: [`types`] (scalar, vector, struct and
-//! array types), [`opcode`] (the one opcode table), [`op`] (an op: opcode, flags, type,
+//! array types), [`opcode`] (the one opcode table: docs, classes, formats), [`format`] (named
+//! operands and typed accessors), [`op`] (an op: opcode, flags, type,
 //! operands), [`module`] (storage with stable ids, program order and use lists), [`builder`]
 //! (a cursor for embedders and passes), the byte-exact binary format in [`binary`], the
 //! round-tripping text format in [`text`], and the [`verifier`].
@@ -16,6 +17,7 @@ pub mod builder;
 pub mod entities;
 pub mod enums;
 pub mod flags;
+pub mod format;
 pub mod module;
 pub mod op;
 pub mod opcode;
@@ -29,7 +31,8 @@ pub use cranelift_entity::EntityRef;
 pub use entities::SsaDef;
 pub use enums::*;
 pub use flags::OpFlags;
+pub use format::{Format, OpView};
 pub use module::{BuildError, Module, Section};
 pub use op::{Op, Operand, Operands};
-pub use opcode::{FirstLiteral, LitKind, OpCode, OpInfo};
+pub use opcode::{Attrs, FirstLiteral, LitKind, OpCode, OpInfo};
 pub use types::{BasicType, ScalarClass, ScalarType, Type};
