@@ -2,7 +2,7 @@
 //!
 //! Each opcode row of the table in [`crate::opcode`] names a [`Format`] (as Cranelift's
 //! `InstructionFormat`): the shape of its operand list, shared by ops of the same shape
-//! (`FAdd` and `IMul` are both [`Binary`]). The format table below lists, per format, each
+//! (`FAdd`, `FNeg` and `IMul` are all [`Arith`]). The format table below lists, per format, each
 //! operand's name and kind:
 //!
 //! - `Ref`: a reference (possibly null or absent): read as `Option<SsaDef>`;
@@ -93,12 +93,11 @@ macro_rules! for_each_format {
         $m! {
             /// No operands.
             Nullary {};
-            /// One value operand.
-            Unary { a: Ref };
-            /// Two value operands.
-            Binary { a: Ref, b: Ref };
-            /// Three value operands.
-            Ternary { a: Ref, b: Ref, c: Ref };
+            /// One to three value operands (as naga's `Math { arg, arg1, arg2 }`): unary ops
+            /// have `a`, binary ops `a` and `b`, ternary ops all three; the others read `None`.
+            Arith { a: Ref, b: Ref, c: Ref };
+            /// Two vectors and, for the `FDotAdd` ops, a scalar added to their dot product.
+            Dot { a: Ref, b: Ref, add: Ref };
             /// A value clamped to `[lo, hi]`.
             Clamp { a: Ref, lo: Ref, hi: Ref };
             /// A condition choosing between two values.
@@ -149,12 +148,9 @@ macro_rules! for_each_format {
             DclSpecConstant { entry: Ref, spec_id: Lit, default: Rest };
             /// Entry point, byte offset, stage mask.
             DclPushData { entry: Ref, offset: Lit, stages: Lit };
-            /// Entry point, register space, register, array size.
-            DclBinding { entry: Ref, space: Lit, register: Lit, count: Lit };
-            /// Entry point, register space, register, array size, resource kind.
-            DclSrv { entry: Ref, space: Lit, register: Lit, count: Lit, kind: Lit };
-            /// Entry point, register space, register, array size, resource kind, UAV flags.
-            DclUav { entry: Ref, space: Lit, register: Lit, count: Lit, kind: Lit, uav_flags: Lit };
+            /// Entry point, register space, register, array size; for SRVs and UAVs the resource
+            /// kind, for UAVs the UAV flags (absent: `None`).
+            DclBinding { entry: Ref, space: Lit, register: Lit, count: Lit, kind: Lit, uav_flags: Lit };
             /// Entry point, the UAV.
             DclUavCounter { entry: Ref, uav: Ref };
             /// The output, buffer, stride, offset.
@@ -335,7 +331,7 @@ macro_rules! define_formats {
                 const FORMAT: Format = Format::$name;
                 #[inline]
                 fn of(op: &'a Op) -> Self {
-                    debug_assert_eq!(
+                    assert_eq!(
                         op.opcode.format(),
                         Format::$name,
                         "{} read as {}",
@@ -370,6 +366,31 @@ macro_rules! define_formats {
 
 for_each_format!(define_formats);
 
+impl<'a> Phi<'a> {
+    /// The (predecessor block, value) pairs.
+    pub fn pairs(self) -> impl Iterator<Item = (Option<SsaDef>, Option<SsaDef>)> + 'a {
+        self.incoming()
+            .chunks(2)
+            .map(|p| (p[0].as_ref(), p.get(1).and_then(|o| o.as_ref())))
+    }
+}
+
+impl<'a> Switch<'a> {
+    /// The (case constant, case block) pairs.
+    pub fn case_pairs(self) -> impl Iterator<Item = (Option<SsaDef>, Option<SsaDef>)> + 'a {
+        self.cases()
+            .chunks(2)
+            .map(|p| (p[0].as_ref(), p.get(1).and_then(|o| o.as_ref())))
+    }
+}
+
+impl Constant<'_> {
+    /// The literal of flattened scalar `i` (vector component `i` of a vector constant).
+    pub fn scalar(self, i: usize) -> Option<u64> {
+        self.values().get(i).and_then(|o| o.as_lit())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,10 +415,19 @@ mod tests {
                 assert_eq!(info.first_literal, FirstLiteral::Last, "{op}");
                 assert_eq!(info.max_operands as usize, fixed + 1, "{op}");
             } else {
-                assert_eq!(info.max_operands as usize, fixed, "{op}: operand count");
+                // Names past the op's operand count read as absent (`DclCbv` has no `kind`).
+                assert!(
+                    info.max_operands as usize <= fixed,
+                    "{op}: unnamed operands"
+                );
+                assert!(
+                    info.max_operands as usize + 2 >= fixed,
+                    "{op}: {fixed} names"
+                );
             }
-            for (i, (name, kind)) in ops.iter().enumerate() {
-                let fl = op.first_literal_index(info.max_operands.min(64) as usize);
+            let count = info.max_operands.min(64) as usize;
+            for (i, (name, kind)) in ops.iter().enumerate().take(count) {
+                let fl = op.first_literal_index(count);
                 match kind {
                     OperandKind::Ref => assert!(i < fl, "{op}.{name} is a literal"),
                     OperandKind::Lit => assert!(i >= fl, "{op}.{name} is a reference"),

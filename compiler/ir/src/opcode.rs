@@ -202,9 +202,9 @@ macro_rules! for_each_opcode {
             /// Declares a constant buffer (array) at space, register, count.
             DclCbv = 39, At(1), 4..4, [Int, Int, Int], None, [RESOURCE], DclBinding;
             /// Declares a shader resource view (array) of a resource kind.
-            DclSrv = 40, At(1), 5..5, [Int, Int, Int, Enum(LitEnum::ResourceKind)], None, [RESOURCE], DclSrv;
+            DclSrv = 40, At(1), 5..5, [Int, Int, Int, Enum(LitEnum::ResourceKind)], None, [RESOURCE], DclBinding;
             /// Declares an unordered access view (array) of a resource kind, with UAV flags.
-            DclUav = 41, At(1), 6..6, [Int, Int, Int, Enum(LitEnum::ResourceKind), Flags(LitFlags::UavFlags)], None, [RESOURCE], DclUav;
+            DclUav = 41, At(1), 6..6, [Int, Int, Int, Enum(LitEnum::ResourceKind), Flags(LitFlags::UavFlags)], None, [RESOURCE], DclBinding;
             /// Declares the atomic counter of a UAV.
             DclUavCounter = 42, None, 2..2, [], None, [RESOURCE], DclUavCounter;
             /// Declares a workgroup-shared (LDS) variable of the result type.
@@ -266,21 +266,21 @@ macro_rules! for_each_opcode {
             /// Waits for invocations in an execution scope and orders memory in a memory scope.
             Barrier = 160, At(0), 3..3, [Enum(LitEnum::Scope), Enum(LitEnum::Scope), Flags(LitFlags::MemoryTypes)], None, [EFFECT], Barrier;
             /// Converts floats to another float width (rounding to nearest even).
-            ConvertFtoF = 192, None, 1..1, [], None, [LANEWISE], Unary;
+            ConvertFtoF = 192, None, 1..1, [], None, [LANEWISE], Arith;
             /// Converts floats to integers, rounding toward zero and saturating (NaN → 0).
-            ConvertFtoI = 193, None, 1..1, [], None, [LANEWISE], Unary;
+            ConvertFtoI = 193, None, 1..1, [], None, [LANEWISE], Arith;
             /// Converts integers (signed per the operand type) to floats.
-            ConvertItoF = 194, None, 1..1, [], None, [LANEWISE], Unary;
+            ConvertItoF = 194, None, 1..1, [], None, [LANEWISE], Arith;
             /// Converts integers to another width (sign- or zero-extends per the operand type).
-            ConvertItoI = 195, None, 1..1, [], None, [LANEWISE], Unary;
+            ConvertItoI = 195, None, 1..1, [], None, [LANEWISE], Arith;
             /// Packs a vec2 of f32 into one u32 of two f16 halves (x in the low half).
-            ConvertF32toPackedF16 = 196, None, 1..1, [], None, [], Unary;
+            ConvertF32toPackedF16 = 196, None, 1..1, [], None, [], Arith;
             /// Unpacks a u32 of two f16 halves into a vec2 of f32.
-            ConvertPackedF16toF32 = 197, None, 1..1, [], None, [], Unary;
+            ConvertPackedF16toF32 = 197, None, 1..1, [], None, [], Arith;
             /// Reinterprets the bits of a value as the result type (same total size).
-            Cast = 198, None, 1..1, [], None, [], Unary;
+            Cast = 198, None, 1..1, [], None, [], Arith;
             /// Reinterprets a value of unknown type as the result type (before type resolution).
-            ConsumeAs = 199, None, 1..1, [], None, [], Unary;
+            ConsumeAs = 199, None, 1..1, [], None, [], Arith;
             /// The composite with the element at a constant address replaced by a value.
             CompositeInsert = 224, None, 3..3, [], None, [], CompositeInsert;
             /// The element of a composite (vector, struct, array) at a constant address.
@@ -288,7 +288,7 @@ macro_rules! for_each_opcode {
             /// A vector, struct or array built from its members in order.
             CompositeConstruct = 226, None, 1..MANY, [], None, [], CompositeConstruct;
             /// True if the sparse feedback of a resource read says all texels were resident.
-            CheckSparseAccess = 256, None, 1..1, [], None, [BOOL], Unary;
+            CheckSparseAccess = 256, None, 1..1, [], None, [BOOL], Arith;
             /// Reads a parameter of the current function.
             ParamLoad = 288, None, 2..2, [], None, [], ParamLoad;
             /// Reads a temporary (before SSA construction).
@@ -376,117 +376,117 @@ macro_rules! for_each_opcode {
             /// Leaves a rasterizer-ordered critical section.
             RovScopedLockEnd = 545, At(0), 1..1, [Flags(LitFlags::MemoryTypes)], None, [EFFECT], RovScopedLockEnd;
             /// a == b for floats (false if either is NaN).
-            FEq = 576, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL | COMPARE], Binary;
+            FEq = 576, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL | COMPARE], Arith;
             /// a != b for floats (true if either is NaN).
-            FNe = 577, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL | COMPARE], Binary;
+            FNe = 577, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL | COMPARE], Arith;
             /// a < b for floats.
-            FLt = 578, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Binary;
+            FLt = 578, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
             /// a <= b for floats.
-            FLe = 579, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Binary;
+            FLe = 579, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
             /// a > b for floats.
-            FGt = 580, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Binary;
+            FGt = 580, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
             /// a >= b for floats.
-            FGe = 581, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Binary;
+            FGe = 581, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
             /// True if a is NaN.
-            FIsNan = 582, None, 1..1, [], None, [LANEWISE | BOOL | COMPARE], Unary;
+            FIsNan = 582, None, 1..1, [], None, [LANEWISE | BOOL | COMPARE], Arith;
             /// a == b for integers.
-            IEq = 583, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL | COMPARE], Binary;
+            IEq = 583, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL | COMPARE], Arith;
             /// a != b for integers.
-            INe = 584, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL | COMPARE], Binary;
+            INe = 584, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL | COMPARE], Arith;
             /// a < b for signed integers.
-            SLt = 585, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Binary;
+            SLt = 585, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
             /// a <= b for signed integers.
-            SLe = 586, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Binary;
+            SLe = 586, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
             /// a > b for signed integers.
-            SGt = 587, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Binary;
+            SGt = 587, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
             /// a >= b for signed integers.
-            SGe = 588, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Binary;
+            SGe = 588, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
             /// a < b for unsigned integers.
-            ULt = 589, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Binary;
+            ULt = 589, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
             /// a <= b for unsigned integers.
-            ULe = 590, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Binary;
+            ULe = 590, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
             /// a > b for unsigned integers.
-            UGt = 591, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Binary;
+            UGt = 591, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
             /// a >= b for unsigned integers.
-            UGe = 592, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Binary;
+            UGe = 592, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
             /// a && b.
-            BAnd = 608, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL], Binary;
+            BAnd = 608, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL], Arith;
             /// a || b.
-            BOr = 609, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL], Binary;
+            BOr = 609, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL], Arith;
             /// a == b for bools.
-            BEq = 610, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL], Binary;
+            BEq = 610, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL], Arith;
             /// a != b for bools (exclusive or).
-            BNe = 611, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL], Binary;
+            BNe = 611, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL], Arith;
             /// !a.
-            BNot = 612, None, 1..1, [], None, [LANEWISE | BOOL], Unary;
+            BNot = 612, None, 1..1, [], None, [LANEWISE | BOOL], Arith;
             /// if_true where cond holds, else if_false (per component for a vector cond).
             Select = 640, None, 3..3, [], None, [LANEWISE], Select;
             /// abs(a).
-            FAbs = 672, None, 1..1, [], None, [LANEWISE | FLOAT], Unary;
+            FAbs = 672, None, 1..1, [], None, [LANEWISE | FLOAT], Arith;
             /// -a.
-            FNeg = 673, None, 1..1, [], None, [LANEWISE | FLOAT], Unary;
+            FNeg = 673, None, 1..1, [], None, [LANEWISE | FLOAT], Arith;
             /// a + b.
-            FAdd = 674, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | FLOAT], Binary;
+            FAdd = 674, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | FLOAT], Arith;
             /// a - b.
-            FSub = 675, None, 2..2, [], None, [LANEWISE | FLOAT], Binary;
+            FSub = 675, None, 2..2, [], None, [LANEWISE | FLOAT], Arith;
             /// a * b.
-            FMul = 676, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | FLOAT], Binary;
+            FMul = 676, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | FLOAT], Arith;
             /// a * b, except that ±0 times anything (inf, NaN too) is +0 (D3D9).
-            FMulLegacy = 677, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | FLOAT | LEGACY], Binary;
+            FMulLegacy = 677, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | FLOAT | LEGACY], Arith;
             /// a * b + c (not fused).
-            FMad = 678, None, 3..3, [], None, [LANEWISE | FLOAT], Ternary;
+            FMad = 678, None, 3..3, [], None, [LANEWISE | FLOAT], Arith;
             /// a * b + c with the legacy 0 * anything = 0 product.
-            FMadLegacy = 679, None, 3..3, [], None, [LANEWISE | FLOAT | LEGACY], Ternary;
+            FMadLegacy = 679, None, 3..3, [], None, [LANEWISE | FLOAT | LEGACY], Arith;
             /// a / b.
-            FDiv = 680, None, 2..2, [], None, [LANEWISE | FLOAT], Binary;
+            FDiv = 680, None, 2..2, [], None, [LANEWISE | FLOAT], Arith;
             /// 1 / a.
-            FRcp = 681, None, 1..1, [], None, [LANEWISE | FLOAT], Unary;
+            FRcp = 681, None, 1..1, [], None, [LANEWISE | FLOAT], Arith;
             /// sqrt(a).
-            FSqrt = 682, None, 1..1, [], None, [LANEWISE | FLOAT], Unary;
+            FSqrt = 682, None, 1..1, [], None, [LANEWISE | FLOAT], Arith;
             /// 1 / sqrt(a).
-            FRsq = 683, None, 1..1, [], None, [LANEWISE | FLOAT], Unary;
+            FRsq = 683, None, 1..1, [], None, [LANEWISE | FLOAT], Arith;
             /// 2 to the power a.
-            FExp2 = 684, None, 1..1, [], None, [LANEWISE | FLOAT], Unary;
+            FExp2 = 684, None, 1..1, [], None, [LANEWISE | FLOAT], Arith;
             /// log2(a).
-            FLog2 = 685, None, 1..1, [], None, [LANEWISE | FLOAT], Unary;
+            FLog2 = 685, None, 1..1, [], None, [LANEWISE | FLOAT], Arith;
             /// a - floor(a).
-            FFract = 686, None, 1..1, [], None, [LANEWISE | FLOAT], Unary;
+            FFract = 686, None, 1..1, [], None, [LANEWISE | FLOAT], Arith;
             /// a rounded by the mode: nearest even, toward -inf (floor), +inf (ceil) or zero (trunc).
             FRound = 687, At(1), 2..2, [Flags(LitFlags::RoundMode)], None, [LANEWISE | FLOAT], FRound;
             /// min(a, b); a NaN operand yields the other.
-            FMin = 688, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | FLOAT], Binary;
+            FMin = 688, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | FLOAT], Arith;
             /// max(a, b); a NaN operand yields the other.
-            FMax = 689, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | FLOAT], Binary;
+            FMax = 689, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | FLOAT], Arith;
             /// The dot product of two vectors, summed left to right, each step rounded.
-            FDot = 690, None, 2..2, [], None, [COMMUTATIVE | FLOAT], Binary;
+            FDot = 690, None, 2..2, [], None, [COMMUTATIVE | FLOAT], Dot;
             /// The dot product with legacy 0 * anything = 0 products.
-            FDotLegacy = 691, None, 2..2, [], None, [COMMUTATIVE | FLOAT | LEGACY], Binary;
+            FDotLegacy = 691, None, 2..2, [], None, [COMMUTATIVE | FLOAT | LEGACY], Dot;
             /// min(max(a, lo), hi).
             FClamp = 692, None, 3..3, [], None, [LANEWISE | FLOAT], Clamp;
             /// sin(a), a in radians.
-            FSin = 693, None, 1..1, [], None, [LANEWISE | FLOAT], Unary;
+            FSin = 693, None, 1..1, [], None, [LANEWISE | FLOAT], Arith;
             /// cos(a), a in radians.
-            FCos = 694, None, 1..1, [], None, [LANEWISE | FLOAT], Unary;
+            FCos = 694, None, 1..1, [], None, [LANEWISE | FLOAT], Arith;
             /// exp2(b * log2(a)): a to the power b, NaN for a < 0.
-            FPow = 695, None, 2..2, [], None, [LANEWISE | FLOAT], Binary;
+            FPow = 695, None, 2..2, [], None, [LANEWISE | FLOAT], Arith;
             /// exp2(b * log2(a)) with the product as FMulLegacy (D3D9 pow).
-            FPowLegacy = 696, None, 2..2, [], None, [LANEWISE | FLOAT | LEGACY], Binary;
+            FPowLegacy = 696, None, 2..2, [], None, [LANEWISE | FLOAT | LEGACY], Arith;
             /// The sign of a: ±1 for nonzero a, a itself for ±0 and NaN.
-            FSgn = 697, None, 1..1, [], None, [LANEWISE | FLOAT], Unary;
+            FSgn = 697, None, 1..1, [], None, [LANEWISE | FLOAT], Arith;
             /// dot(a, b) + c.
-            FDotAdd = 698, None, 3..3, [], None, [FLOAT], Ternary;
+            FDotAdd = 698, None, 3..3, [], None, [FLOAT], Dot;
             /// dot(a, b) + c with legacy 0 * anything = 0 products.
-            FDotAddLegacy = 699, None, 3..3, [], None, [FLOAT | LEGACY], Ternary;
+            FDotAddLegacy = 699, None, 3..3, [], None, [FLOAT | LEGACY], Dot;
             /// log2(abs(a)), -MAX for 0 (D3D9 log).
-            FLog2Legacy = 700, None, 1..1, [], None, [LANEWISE | FLOAT | LEGACY], Unary;
+            FLog2Legacy = 700, None, 1..1, [], None, [LANEWISE | FLOAT | LEGACY], Arith;
             /// a & b (on bool: logical and).
-            IAnd = 704, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Binary;
+            IAnd = 704, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Arith;
             /// a | b (on bool: logical or).
-            IOr = 705, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Binary;
+            IOr = 705, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Arith;
             /// a ^ b (on bool: logical xor).
-            IXor = 706, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Binary;
+            IXor = 706, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Arith;
             /// !a, every bit flipped (on bool: logical not).
-            INot = 707, None, 1..1, [], None, [LANEWISE | INT], Unary;
+            INot = 707, None, 1..1, [], None, [LANEWISE | INT], Arith;
             /// base with count bits at offset replaced by the low bits of insert.
             IBitInsert = 708, None, 4..4, [], None, [INT], IBitInsert;
             /// count bits of value from offset, zero-extended.
@@ -494,57 +494,57 @@ macro_rules! for_each_opcode {
             /// count bits of value from offset, sign-extended.
             SBitExtract = 710, None, 3..3, [], None, [INT], BitExtract;
             /// a << (b masked to the bit width).
-            IShl = 711, None, 2..2, [], None, [LANEWISE | INT], Binary;
+            IShl = 711, None, 2..2, [], None, [LANEWISE | INT], Arith;
             /// a >> (b masked to the bit width), arithmetic.
-            SShr = 712, None, 2..2, [], None, [LANEWISE | INT], Binary;
+            SShr = 712, None, 2..2, [], None, [LANEWISE | INT], Arith;
             /// a >> (b masked to the bit width), logical.
-            UShr = 713, None, 2..2, [], None, [LANEWISE | INT], Binary;
+            UShr = 713, None, 2..2, [], None, [LANEWISE | INT], Arith;
             /// The number of set bits of a.
-            IBitCount = 714, None, 1..1, [], None, [INT], Unary;
+            IBitCount = 714, None, 1..1, [], None, [INT], Arith;
             /// a with its bits in reverse order.
-            IBitReverse = 715, None, 1..1, [], None, [INT], Unary;
+            IBitReverse = 715, None, 1..1, [], None, [INT], Arith;
             /// The index of the lowest set bit of a, or -1 (all ones) if none.
-            IFindLsb = 716, None, 1..1, [], None, [INT], Unary;
+            IFindLsb = 716, None, 1..1, [], None, [INT], Arith;
             /// The index of the highest bit differing from the sign bit of a, or -1.
-            SFindMsb = 717, None, 1..1, [], None, [INT], Unary;
+            SFindMsb = 717, None, 1..1, [], None, [INT], Arith;
             /// The index of the highest set bit of a, or -1.
-            UFindMsb = 718, None, 1..1, [], None, [INT], Unary;
+            UFindMsb = 718, None, 1..1, [], None, [INT], Arith;
             /// a + b, wrapping.
-            IAdd = 736, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Binary;
+            IAdd = 736, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Arith;
             /// vec2(a + b wrapping, carry out).
-            IAddCarry = 737, None, 2..2, [], None, [COMMUTATIVE | INT], Binary;
+            IAddCarry = 737, None, 2..2, [], None, [COMMUTATIVE | INT], Arith;
             /// a - b, wrapping.
-            ISub = 738, None, 2..2, [], None, [LANEWISE | INT], Binary;
+            ISub = 738, None, 2..2, [], None, [LANEWISE | INT], Arith;
             /// vec2(a - b wrapping, borrow out).
-            ISubBorrow = 739, None, 2..2, [], None, [INT], Binary;
+            ISubBorrow = 739, None, 2..2, [], None, [INT], Arith;
             /// abs(a), wrapping (abs of the minimum is itself).
-            IAbs = 740, None, 1..1, [], None, [LANEWISE | INT], Unary;
+            IAbs = 740, None, 1..1, [], None, [LANEWISE | INT], Arith;
             /// -a, wrapping.
-            INeg = 741, None, 1..1, [], None, [LANEWISE | INT], Unary;
+            INeg = 741, None, 1..1, [], None, [LANEWISE | INT], Arith;
             /// a * b, low bits.
-            IMul = 742, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Binary;
+            IMul = 742, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Arith;
             /// vec2(low, high) of the signed full product a * b.
-            SMulExtended = 743, None, 2..2, [], None, [COMMUTATIVE | INT], Binary;
+            SMulExtended = 743, None, 2..2, [], None, [COMMUTATIVE | INT], Arith;
             /// vec2(low, high) of the unsigned full product a * b.
-            UMulExtended = 744, None, 2..2, [], None, [COMMUTATIVE | INT], Binary;
+            UMulExtended = 744, None, 2..2, [], None, [COMMUTATIVE | INT], Arith;
             /// a / b unsigned (division by zero gives all ones).
-            UDiv = 745, None, 2..2, [], None, [LANEWISE | INT], Binary;
+            UDiv = 745, None, 2..2, [], None, [LANEWISE | INT], Arith;
             /// a % b unsigned (by zero gives all ones).
-            UMod = 746, None, 2..2, [], None, [LANEWISE | INT], Binary;
+            UMod = 746, None, 2..2, [], None, [LANEWISE | INT], Arith;
             /// min(a, b) signed.
-            SMin = 747, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Binary;
+            SMin = 747, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Arith;
             /// max(a, b) signed.
-            SMax = 748, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Binary;
+            SMax = 748, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Arith;
             /// min(max(a, lo), hi) signed.
             SClamp = 749, None, 3..3, [], None, [LANEWISE | INT], Clamp;
             /// min(a, b) unsigned.
-            UMin = 750, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Binary;
+            UMin = 750, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Arith;
             /// max(a, b) unsigned.
-            UMax = 751, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Binary;
+            UMax = 751, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | INT], Arith;
             /// min(max(a, lo), hi) unsigned.
             UClamp = 752, None, 3..3, [], None, [LANEWISE | INT], Clamp;
             /// Masked sum of absolute byte differences of a and b (bytes of a that are 0 skipped), plus c.
-            UMSad = 753, None, 3..3, [], None, [INT], Ternary;
+            UMSad = 753, None, 3..3, [], None, [INT], Arith;
             /// The smallest finite value of the scalar result type.
             MinValue = 768, None, 0..0, [], None, [], Nullary;
             /// The largest finite value of the scalar result type.
