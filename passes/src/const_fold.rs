@@ -35,6 +35,7 @@ use crate::fold_util::{
 };
 use crate::PassError;
 use irc_interp::Value;
+use irc_ir::format::Load;
 use irc_ir::{Module, OpCode, SsaDef};
 use smallvec::SmallVec;
 
@@ -72,12 +73,13 @@ pub fn fold_op(m: &mut Module, d: SsaDef) -> Option<SsaDef> {
     if !op.has_result() {
         return None;
     }
-    let n = op.first_literal().min(op.operands.len());
     let mut args: SmallVec<[Value; 4]> = SmallVec::new();
-    for i in 0..n {
-        args.push(const_value(m, op.operand_def(i)?)?);
+    for (_, a) in op.refs() {
+        args.push(const_value(m, a?)?);
     }
-    let operand0_ty = op.operand_def(0).map_or(op.ty.clone(), |a| m.ty(a).clone());
+    // Only `ConstantLoad` reads the type of its base.
+    let base = Load::try_of(op).and_then(|l| l.base());
+    let operand0_ty = base.map_or(op.ty.clone(), |a| m.ty(a).clone());
     let v = irc_interp::eval::fold(op, &args, &operand0_ty)?;
     let ty = op.ty.clone();
     make_constant(m, &ty, &v)

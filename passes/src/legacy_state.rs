@@ -37,6 +37,7 @@ use crate::fold_util::{const_value, make_constant, replace_value};
 use crate::PassError;
 use irc_interp::access::value_get;
 use irc_interp::{Scalar, Value};
+use irc_ir::format::{slots, DclInputBuiltIn, Load};
 use irc_ir::{BasicType, BuiltIn, Module, Op, OpCode, Operand, SsaDef, Type};
 
 /// A D3D9 comparison function, numbered like `VkCompareOp` (what `LegacyAlphaTest.compareOp`
@@ -245,7 +246,9 @@ impl LegacyState {
         m.declarations()
             .filter(|&d| m.opcode(d) == OpCode::DclInputBuiltIn)
             .filter_map(|d| {
-                let b = m.op(d).operand_lit(1).and_then(BuiltIn::from_u64)?;
+                let b = DclInputBuiltIn::of(m.op(d))
+                    .builtin()
+                    .and_then(BuiltIn::from_u64)?;
                 if !STATE_BUILTINS.contains(&b) {
                     return None;
                 }
@@ -372,7 +375,7 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
             .uses(decl)
             .iter()
             .copied()
-            .filter(|&u| m.opcode(u) == OpCode::InputLoad && m.op(u).operand_def(0) == Some(decl))
+            .filter(|&u| m.opcode(u) == OpCode::InputLoad && Load::of(m.op(u)).base() == Some(decl))
             .collect();
         loads.sort();
         loads.dedup();
@@ -387,7 +390,11 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
 fn specialize(m: &mut Module, decl: SsaDef, load: SsaDef, value: &Value) -> bool {
     let op = m.op(load).clone();
     let n = op.ty.as_basic().map_or(1, |b| b.vec_size() as usize);
-    let address = op.operands.get(1).copied().unwrap_or(Operand::Null);
+    let address = op
+        .operands
+        .get(slots::Load.address)
+        .copied()
+        .unwrap_or(Operand::Null);
     let index: Option<Vec<u64>> = match address {
         Operand::Null => Some(Vec::new()),
         Operand::Ref(a) => const_value(m, a).and_then(|v| {

@@ -366,6 +366,38 @@ macro_rules! define_formats {
 
 for_each_format!(define_formats);
 
+/// The operands every memory access names, whatever its format: see [`access`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// What is accessed: a declaration, a descriptor, a pointer or a constant.
+    pub base: Option<SsaDef>,
+    /// The address into it (null: all of it).
+    pub address: Option<SsaDef>,
+    /// The value stored (stores) or the atomic's operand.
+    pub value: Option<SsaDef>,
+}
+
+/// The base, address and value of a load, store or atomic ([`Load`], [`Store`],
+/// [`AlignedLoad`], [`AlignedStore`], [`Atomic`] formats); `None` for other ops.
+pub fn access(op: &Op) -> Option<Access> {
+    let (base, address, value) = match op.opcode.format() {
+        Format::Load => (Load(op).base(), Load(op).address(), None),
+        Format::Store => (Store(op).base(), Store(op).address(), Store(op).value()),
+        Format::AlignedLoad => (AlignedLoad(op).base(), AlignedLoad(op).address(), None),
+        Format::AlignedStore => {
+            let s = AlignedStore(op);
+            (s.base(), s.address(), s.value())
+        }
+        Format::Atomic => (Atomic(op).base(), Atomic(op).address(), Atomic(op).value()),
+        _ => return None,
+    };
+    Some(Access {
+        base,
+        address,
+        value,
+    })
+}
+
 impl<'a> Phi<'a> {
     /// The (predecessor block, value) pairs.
     pub fn pairs(self) -> impl Iterator<Item = (Option<SsaDef>, Option<SsaDef>)> + 'a {

@@ -34,6 +34,7 @@ use super::lanes::{Gather, Lanes};
 use super::{only_use, BlockCx, Stats};
 use crate::caps::{PassContext, TargetCaps};
 use crate::fold_util::{remove_dead, replace_value};
+use irc_ir::format::Arith;
 use irc_ir::{Module, Op, OpCode, OpFlags, SsaDef, Type};
 use smallvec::SmallVec;
 
@@ -89,34 +90,35 @@ fn step(m: &Module, bcx: &BlockCx, fam: &Family, d: SsaDef, ty: &Type) -> Option
     if &op.ty != ty || !bcx.contains(m, d) {
         return None;
     }
-    let arg = |i| op.operand_def(i);
     if op.opcode == fam.mul {
+        let mul = Arith::of(op);
         return Some(Step {
-            x: arg(0)?,
-            y: arg(1)?,
+            x: mul.a()?,
+            y: mul.b()?,
             acc: None,
             ops: smallvec::smallvec![d],
         });
     }
     if op.opcode == fam.mad {
+        let mad = Arith::of(op);
         return Some(Step {
-            x: arg(0)?,
-            y: arg(1)?,
-            acc: Some(arg(2)?),
+            x: mad.a()?,
+            y: mad.b()?,
+            acc: Some(mad.c()?),
             ops: smallvec::smallvec![d],
         });
     }
     if op.opcode != OpCode::FAdd {
         return None;
     }
-    let (a, b) = (arg(0)?, arg(1)?);
+    let (a, b) = (Arith::of(op).a()?, Arith::of(op).b()?);
     // Prefer the product on the right, so that a chain continues through the left operand.
     for (p, acc) in [(b, a), (a, b)] {
         let po = m.op(p);
         if po.opcode == fam.mul && &po.ty == ty && only_use(m, p) == Some(d) && bcx.contains(m, p) {
             return Some(Step {
-                x: po.operand_def(0)?,
-                y: po.operand_def(1)?,
+                x: Arith::of(po).a()?,
+                y: Arith::of(po).b()?,
                 acc: Some(acc),
                 ops: smallvec::smallvec![d, p],
             });

@@ -2,7 +2,6 @@
 //! and SLP rewrites on small modules per target (the filetests run with the default target,
 //! which has no native dot product).
 
-use super::lanes::is_lanewise;
 use super::*;
 use crate::caps::TargetCaps;
 use crate::lower_legacy::test_util::check_same;
@@ -102,7 +101,10 @@ fn same(a: &Option<Value>, b: &Option<Value>) -> bool {
 #[test]
 fn lanewise_table_matches_the_interpreter() {
     let mut checked = 0;
-    for &op in OpCode::ALL.iter().filter(|&&o| is_lanewise(o)) {
+    for &op in OpCode::ALL
+        .iter()
+        .filter(|&&o| o.is(irc_ir::Attrs::LANEWISE))
+    {
         let (args, result) = signature(op);
         for n in 2..=4u8 {
             for round in 0..64u64 {
