@@ -16,6 +16,7 @@
 
 use crate::FrontendError;
 use irc_ir::analysis::cfg::{self, Block, Cfg};
+use irc_ir::format::{TmpLoad, TmpStore};
 use irc_ir::{Module, Op, OpCode, Operand, SsaDef, Type};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -51,7 +52,11 @@ fn check_temps_are_local(m: &Module) -> Result<(), FrontendError> {
         match m.opcode(d) {
             OpCode::Function => current = Some(d),
             OpCode::TmpLoad | OpCode::TmpStore => {
-                let (Some(t), Some(f)) = (m.op(d).operand_def(0), current) else {
+                let var = match TmpStore::try_of(m.op(d)) {
+                    Some(s) => s.var(),
+                    None => TmpLoad::of(m.op(d)).var(),
+                };
+                let (Some(t), Some(f)) = (var, current) else {
                     continue;
                 };
                 if *owner.entry(t).or_insert(f) != f {
@@ -101,14 +106,14 @@ impl<'a> Function<'a> {
             for d in ops {
                 match self.m.opcode(d) {
                     OpCode::TmpStore => {
-                        let op = self.m.op(d);
-                        if let (Some(t), Some(v)) = (op.operand_def(0), op.operand_def(1)) {
+                        let store = TmpStore::of(self.m.op(d));
+                        if let (Some(t), Some(v)) = (store.var(), store.value()) {
                             self.defs.insert((b, t), v);
                             self.m.remove(d);
                         }
                     }
                     OpCode::TmpLoad => {
-                        if let Some(t) = self.m.op(d).operand_def(0) {
+                        if let Some(t) = TmpLoad::of(self.m.op(d)).var() {
                             let v = self.read(t, b);
                             self.m.replace_all_uses(d, v);
                             self.m.remove(d);

@@ -175,12 +175,11 @@ macro_rules! for_each_format {
             Phi { incoming: Rest };
             /// Matching `ScopedEndIf`, condition.
             ScopedIf { end: Ref, cond: Ref };
-            /// The construct's opening (or, for `ScopedLoop`, closing) op.
-            Scoped { construct: Ref };
+            /// The construct's opening (or, for `ScopedLoop`, closing) op; for
+            /// `ScopedSwitchCase` the case value.
+            Scoped { construct: Ref, case_value: Lit };
             /// Matching `ScopedEndSwitch`, selector.
             ScopedSwitch { end: Ref, selector: Ref };
-            /// The `ScopedSwitch`, case value.
-            ScopedSwitchCase { switch: Ref, value: Lit };
             /// Execution scope, memory scope, memory types.
             Barrier { exec_scope: Lit, mem_scope: Lit, memory: Lit };
             /// Composite, constant address, new element.

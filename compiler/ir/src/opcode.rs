@@ -256,7 +256,7 @@ macro_rules! for_each_opcode {
             /// Opens a switch on a selector, naming its end.
             ScopedSwitch = 135, None, 2..2, [], None, [SCOPED | EFFECT | CONTROL], ScopedSwitch;
             /// Starts the code of one case value.
-            ScopedSwitchCase = 136, At(1), 2..2, [CaseValue], None, [SCOPED | EFFECT | CONTROL], ScopedSwitchCase;
+            ScopedSwitchCase = 136, At(1), 2..2, [CaseValue], None, [SCOPED | EFFECT | CONTROL], Scoped;
             /// Starts the code of the default case.
             ScopedSwitchDefault = 137, None, 1..1, [], None, [SCOPED | EFFECT | CONTROL], Scoped;
             /// Leaves the switch.

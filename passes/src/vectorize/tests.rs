@@ -237,7 +237,8 @@ fn mad_chains_become_dot_products() {
         assert_eq!(count(&m, OpCode::FMad) + count(&m, OpCode::FMul), 0);
         let dot = m.code().find(|&d| m.opcode(d) == OpCode::FDot).unwrap();
         // Both operands are the loaded vectors themselves, not swizzles.
-        assert_eq!(m.op(dot).operand_def(0), Some(SsaDef::from_u32(29)));
+        let view = irc_ir::format::Dot::of(m.op(dot));
+        assert_eq!(view.a(), Some(SsaDef::from_u32(29)));
         assert_eq!(
             m.op(dot).flags.contains(OpFlags::PRECISE),
             flags == "[precise]"
@@ -316,7 +317,10 @@ fn long_chains_are_cut_into_pieces() {
     let sizes: Vec<String> = m
         .code()
         .filter(|&d| matches!(m.opcode(d), OpCode::FDot | OpCode::FDotAdd))
-        .map(|d| m.ty(m.op(d).operand_def(0).unwrap()).to_string())
+        .map(|d| {
+            m.ty(irc_ir::format::Dot::of(m.op(d)).a().unwrap())
+                .to_string()
+        })
         .collect();
     assert_eq!(sizes, ["f32x3", "f32x3"]);
 }
@@ -435,7 +439,7 @@ fn component_stores_of_isomorphic_ops_become_one_vector_op() {
         .code()
         .find(|&d| m.opcode(d) == OpCode::OutputStore)
         .unwrap();
-    let v = m.op(store).operand_def(2).unwrap();
+    let v = irc_ir::format::Store::of(m.op(store)).value().unwrap();
     assert_eq!(
         (m.opcode(v), m.ty(v).to_string()),
         (OpCode::FMax, "f32x4".into())
