@@ -62,7 +62,7 @@ use crate::PassError;
 use irc_ir::analysis::{functions, Cfg};
 use irc_ir::format::Arith;
 use irc_ir::{
-    EntityRef, Module, Op, OpCode, OpFlags, Operand, RoundMode, ScalarType, SsaDef, Type,
+    Attrs, EntityRef, Module, Op, OpCode, OpFlags, Operand, RoundMode, ScalarType, SsaDef, Type,
 };
 use rustc_hash::FxHashSet;
 
@@ -446,16 +446,9 @@ fn check(m: &Module, ranges: &[R]) -> Result<(), PassError> {
             | OpCode::UClamp => Some(unbounded(
                 "integer arithmetic not provably exact in f32 (|v| > 2^24, wraparound or vector)",
             )),
-            OpCode::IEq
-            | OpCode::INe
-            | OpCode::SLt
-            | OpCode::SLe
-            | OpCode::SGt
-            | OpCode::SGe
-            | OpCode::ULt
-            | OpCode::ULe
-            | OpCode::UGt
-            | OpCode::UGe => Some(unbounded("integer comparison of values not exact in f32")),
+            o if o.is(Attrs::INT | Attrs::COMPARE) => {
+                Some(unbounded("integer comparison of values not exact in f32"))
+            }
             OpCode::ConvertItoF | OpCode::ConvertItoI => {
                 Some(unbounded("conversion of an integer not exact in f32"))
             }

@@ -129,13 +129,7 @@ pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
                 None => return None,
             }
         }
-        OpCode::FEq
-        | OpCode::FNe
-        | OpCode::FLt
-        | OpCode::FLe
-        | OpCode::FGt
-        | OpCode::FGe
-        | OpCode::FIsNan => map(len, args, |a| {
+        o if o.is(Attrs::FLOAT | Attrs::COMPARE) => map(len, args, |a| {
             Some(Scalar::Bool(float::compare(
                 op.opcode,
                 a[0].ty(),
@@ -143,16 +137,7 @@ pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
                 *a.get(1).unwrap_or(&a[0]),
             )?))
         })?,
-        OpCode::IEq
-        | OpCode::INe
-        | OpCode::SLt
-        | OpCode::SLe
-        | OpCode::SGt
-        | OpCode::SGe
-        | OpCode::ULt
-        | OpCode::ULe
-        | OpCode::UGt
-        | OpCode::UGe => map(len, args.get(..2)?, |a| {
+        o if o.is(Attrs::INT | Attrs::COMPARE) => map(len, args.get(..2)?, |a| {
             Some(Scalar::Bool(int::compare(
                 op.opcode,
                 a[0].ty(),
@@ -208,9 +193,11 @@ pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
                 Scalar::from_bits(t, hi as u64)
             ])
         }
-        // Every other float op: per component (after `FRound` and the `FDot*` ops above).
+        // Every other float op (comparisons are above): per component (after `FRound` and the
+        // `FDot*` ops above).
         o if o.is(Attrs::FLOAT) => map(len, args, |a| float::float_op(op.opcode, t, a, 0))?,
-        // Every other integer op: per component (after the extended ops above).
+        // Every other integer op (comparisons are above): per component (after the extended
+        // ops above).
         o if o.is(Attrs::INT) => {
             if t == ScalarType::Bool {
                 // Bitwise ops on bool behave as logical ops.

@@ -48,6 +48,13 @@ pub enum LitKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Attrs(pub u32);
 
+impl std::ops::BitOr for Attrs {
+    type Output = Attrs;
+    fn bitor(self, o: Attrs) -> Attrs {
+        self.union(o)
+    }
+}
+
 impl Attrs {
     /// Ends a block (`Branch*`, `Switch`, `Return`, `Unreachable`).
     pub const TERMINATOR: Attrs = Attrs(1);
@@ -67,10 +74,11 @@ impl Attrs {
     /// operand with the function the scalar op uses (a scalar operand applies to every
     /// component): vectorizable lane by lane.
     pub const LANEWISE: Attrs = Attrs(64);
-    /// Float arithmetic: operands and result are floats of one type.
+    /// Computes on floats: float arithmetic (float result) and float comparisons (with
+    /// [`Attrs::COMPARE`], bool result).
     pub const FLOAT: Attrs = Attrs(128);
-    /// Integer arithmetic and bit ops: operands and result are integers (or bools for the
-    /// bitwise ops).
+    /// Computes on integers: integer arithmetic and bit ops (integer result; the bitwise ops
+    /// also take bools) and integer comparisons (with [`Attrs::COMPARE`], bool result).
     pub const INT: Attrs = Attrs(256);
     /// The result is a bool (comparisons, boolean logic, sparse checks).
     pub const BOOL: Attrs = Attrs(512);
@@ -376,39 +384,39 @@ macro_rules! for_each_opcode {
             /// Leaves a rasterizer-ordered critical section.
             RovScopedLockEnd = 545, At(0), 1..1, [Flags(LitFlags::MemoryTypes)], None, [EFFECT], RovScopedLockEnd;
             /// a == b for floats (false if either is NaN).
-            FEq = 576, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL | COMPARE], Arith;
+            FEq = 576, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL | COMPARE | FLOAT], Arith;
             /// a != b for floats (true if either is NaN).
-            FNe = 577, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL | COMPARE], Arith;
+            FNe = 577, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL | COMPARE | FLOAT], Arith;
             /// a < b for floats.
-            FLt = 578, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
+            FLt = 578, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE | FLOAT], Arith;
             /// a <= b for floats.
-            FLe = 579, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
+            FLe = 579, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE | FLOAT], Arith;
             /// a > b for floats.
-            FGt = 580, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
+            FGt = 580, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE | FLOAT], Arith;
             /// a >= b for floats.
-            FGe = 581, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
+            FGe = 581, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE | FLOAT], Arith;
             /// True if a is NaN.
-            FIsNan = 582, None, 1..1, [], None, [LANEWISE | BOOL | COMPARE], Arith;
+            FIsNan = 582, None, 1..1, [], None, [LANEWISE | BOOL | COMPARE | FLOAT], Arith;
             /// a == b for integers.
-            IEq = 583, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL | COMPARE], Arith;
+            IEq = 583, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL | COMPARE | INT], Arith;
             /// a != b for integers.
-            INe = 584, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL | COMPARE], Arith;
+            INe = 584, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL | COMPARE | INT], Arith;
             /// a < b for signed integers.
-            SLt = 585, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
+            SLt = 585, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE | INT], Arith;
             /// a <= b for signed integers.
-            SLe = 586, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
+            SLe = 586, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE | INT], Arith;
             /// a > b for signed integers.
-            SGt = 587, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
+            SGt = 587, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE | INT], Arith;
             /// a >= b for signed integers.
-            SGe = 588, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
+            SGe = 588, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE | INT], Arith;
             /// a < b for unsigned integers.
-            ULt = 589, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
+            ULt = 589, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE | INT], Arith;
             /// a <= b for unsigned integers.
-            ULe = 590, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
+            ULe = 590, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE | INT], Arith;
             /// a > b for unsigned integers.
-            UGt = 591, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
+            UGt = 591, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE | INT], Arith;
             /// a >= b for unsigned integers.
-            UGe = 592, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE], Arith;
+            UGe = 592, None, 2..2, [], None, [LANEWISE | BOOL | COMPARE | INT], Arith;
             /// a && b.
             BAnd = 608, None, 2..2, [], None, [COMMUTATIVE | LANEWISE | BOOL], Arith;
             /// a || b.

@@ -12,32 +12,17 @@ use irc_ir::{text, OpFlags, ScalarType};
 fn signature(op: OpCode) -> (Vec<ScalarType>, ScalarType) {
     use OpCode as O;
     use ScalarType::{Bool as B, F32, I32, U32};
+    if op.is(irc_ir::Attrs::FLOAT) {
+        // Float ops take f32 operands (as many as precede the first literal).
+        let n = op.first_literal_index(op.info().max_operands as usize);
+        let result = if op.is(irc_ir::Attrs::COMPARE) {
+            B
+        } else {
+            F32
+        };
+        return (vec![F32; n], result);
+    }
     match op {
-        O::FAbs
-        | O::FNeg
-        | O::FRcp
-        | O::FSqrt
-        | O::FRsq
-        | O::FExp2
-        | O::FLog2
-        | O::FFract
-        | O::FRound
-        | O::FSin
-        | O::FCos
-        | O::FSgn
-        | O::FLog2Legacy => (vec![F32], F32),
-        O::FAdd
-        | O::FSub
-        | O::FMul
-        | O::FMulLegacy
-        | O::FDiv
-        | O::FMin
-        | O::FMax
-        | O::FPow
-        | O::FPowLegacy => (vec![F32, F32], F32),
-        O::FMad | O::FMadLegacy | O::FClamp => (vec![F32, F32, F32], F32),
-        O::FEq | O::FNe | O::FLt | O::FLe | O::FGt | O::FGe => (vec![F32, F32], B),
-        O::FIsNan => (vec![F32], B),
         O::IEq | O::INe | O::SLt | O::SLe | O::SGt | O::SGe => (vec![I32, I32], B),
         O::ULt | O::ULe | O::UGt | O::UGe => (vec![U32, U32], B),
         O::BAnd | O::BOr | O::BEq | O::BNe => (vec![B, B], B),
