@@ -422,6 +422,78 @@ impl Constant<'_> {
     }
 }
 
+/// What a literal of kind `k` holds, for [`describe`].
+fn literal_kind_name(k: Option<crate::opcode::LitKind>) -> String {
+    use crate::opcode::LitKind as K;
+    match k {
+        Some(K::Int) => "int".into(),
+        Some(K::SInt) => "signed int".into(),
+        Some(K::Typed) => "scalar of the result type".into(),
+        Some(K::CaseValue) => "case value".into(),
+        Some(K::Str) => "string".into(),
+        Some(K::Enum(e)) => format!("{e:?}"),
+        Some(K::Flags(f)) => format!("{f:?} flags"),
+        None => "literal".into(),
+    }
+}
+
+/// The operand list of `op` as `irc ops` prints it: `%a %b`, `mode: RoundMode`, `%args…`.
+/// Named operands past the op's maximum count are left out (`FNeg` shows only `%a`).
+pub fn signature(op: crate::opcode::OpCode) -> String {
+    let info = op.info();
+    let names = op.format().operands();
+    let bounded = info.max_operands != crate::opcode::MANY;
+    let count = if bounded {
+        info.max_operands as usize
+    } else {
+        names.len()
+    };
+    let fl = op.first_literal_index(if bounded { count } else { usize::MAX / 2 });
+    // A trailing `Last` literal counts towards the minimum but always comes last.
+    let last = usize::from(names.iter().any(|(_, k)| *k == OperandKind::Last));
+    let mut parts = Vec::new();
+    for (i, &(name, kind)) in names.iter().enumerate() {
+        match kind {
+            OperandKind::Ref if i < count => {
+                let optional = bounded && i + last >= info.min_operands as usize;
+                parts.push(format!("%{name}{}", if optional { "?" } else { "" }));
+            }
+            OperandKind::Lit if i < count => {
+                parts.push(format!(
+                    "{name}: {}",
+                    literal_kind_name(op.literal_kind(i - fl))
+                ));
+            }
+            OperandKind::Rest if i < fl => parts.push(format!("%{name}…")),
+            OperandKind::Rest => parts.push(format!(
+                "{name}…: {}",
+                literal_kind_name(op.literal_kind(i.saturating_sub(fl)))
+            )),
+            OperandKind::Last => {
+                parts.push(format!("{name}: {}", literal_kind_name(op.literal_kind(0))))
+            }
+            _ => {}
+        }
+    }
+    parts.join(" ")
+}
+
+/// Everything the table says about `op`, as `irc ops NAME` prints it: name and wire value,
+/// classes, operands (with the format that reads them) and the one-line doc.
+pub fn describe(op: crate::opcode::OpCode) -> String {
+    let classes: Vec<&str> = op.info().attrs.names().collect();
+    let mut s = format!("{} = {}", op.name(), op.value());
+    if !classes.is_empty() {
+        s += &format!("  [{}]", classes.join(", "));
+    }
+    if op.is_declarative() {
+        s += "  (declaration)";
+    }
+    s += &format!("\n    {}\n    operands: {}", op.doc(), signature(op));
+    s += &format!("  (read with format::{})", op.format().name());
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -465,6 +537,22 @@ mod tests {
                     OperandKind::Rest | OperandKind::Last => {}
                 }
             }
+        }
+    }
+
+    #[test]
+    fn descriptions_name_operands_and_classes() {
+        let s = describe(OpCode::ImageSample);
+        assert!(s.contains("%lod"), "{s}");
+        assert!(s.contains("format::ImageSample"), "{s}");
+        assert_eq!(signature(OpCode::FNeg), "%a");
+        assert_eq!(signature(OpCode::FRound), "%a mode: RoundMode flags");
+        assert_eq!(signature(OpCode::Return), "%value?");
+        assert_eq!(signature(OpCode::FunctionCall), "%callee %args…");
+        assert!(describe(OpCode::FAdd).contains("commutative"));
+        for &op in OpCode::ALL {
+            assert!(!op.doc().is_empty(), "{op} has no doc");
+            assert!(op.doc().ends_with('.'), "{op}: a doc is one sentence");
         }
     }
 
