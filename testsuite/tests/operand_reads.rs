@@ -159,10 +159,12 @@ fn positional_reads(line: &str) -> Vec<String> {
                 i += 1;
             }
             let name = &code[start..i];
-            if i < b.len() && b[i] == b'(' && INDEX_CALLS.contains(&name) {
-                if call_args(code, i).iter().any(|a| is_int(a)) {
-                    found.push(format!("{name}(…)"));
-                }
+            if i < b.len()
+                && b[i] == b'('
+                && INDEX_CALLS.contains(&name)
+                && call_args(code, i).iter().any(|a| is_int(a))
+            {
+                found.push(format!("{name}(…)"));
             }
         } else {
             i += 1;
