@@ -24,9 +24,10 @@
 //! ```
 //!
 //! and [`slots`], the operand positions by name (`slots::Switch.default`), for code that
-//! writes operands. `View::of` checks the op's format in debug builds; `View::try_of` returns
-//! `None` for an op of another format. Nothing else in the workspace reads an operand by its
-//! position (a test in the testsuite greps for it).
+//! writes operands. `View::of` is for an op the caller knows the opcode of (it never panics:
+//! the interpreter and the verifier read malformed IR); `View::try_of` returns `None` for an op
+//! of another format. Nothing else in the workspace reads an operand by its position (a test
+//! in the testsuite, `operand_reads.rs`, greps for it).
 
 use crate::entities::SsaDef;
 use crate::op::{Op, Operand};
@@ -79,7 +80,8 @@ const fn position(names: &[&str], name: &str) -> usize {
 pub trait OpView<'a>: Sized + Copy {
     /// The format this view reads.
     const FORMAT: Format;
-    /// The view of `op`; in debug builds, panics if `op` has another format.
+    /// The view of `op`, which the caller knows to have this format (see [`OpView::try_of`]
+    /// to check). Never panics.
     fn of(op: &'a Op) -> Self;
     /// The view of `op` if it has this format.
     fn try_of(op: &'a Op) -> Option<Self> {
@@ -330,19 +332,14 @@ macro_rules! define_formats {
                 const FORMAT: Format = Format::$name;
                 #[inline]
                 fn of(op: &'a Op) -> Self {
-                    assert_eq!(
-                        op.opcode.format(),
-                        Format::$name,
-                        "{} read as {}",
-                        op.opcode,
-                        stringify!($name)
-                    );
                     $name(op)
                 }
             }
 
             impl<'a> $name<'a> {
-                /// The view of `op`; in debug builds, panics if `op` has another format.
+                /// The view of `op`, which the caller knows to have this format (an op of
+                /// another format reads as its operands at these positions; absent ones read
+                /// `None`). Never panics: the interpreter and the verifier take malformed IR.
                 #[inline]
                 pub fn of(op: &'a Op) -> Self {
                     <Self as OpView<'a>>::of(op)

@@ -155,8 +155,8 @@ impl Module {
     pub fn op(&self, d: SsaDef) -> &Op {
         &self.ops[d]
     }
-    /// A typed view of the op of a def: `m.view::<ImageSample>(d).lod()`. In debug builds,
-    /// panics if the op has another format.
+    /// A typed view of the op of a def: `m.view::<ImageSample>(d).lod()` (see
+    /// [`crate::format`]).
     pub fn view<'a, V: crate::format::OpView<'a>>(&'a self, d: SsaDef) -> V {
         V::of(&self.ops[d])
     }
