@@ -85,7 +85,7 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
     if changed {
         // Dropping edges can leave loop phis whose only other operand is the phi itself.
         let phis: Vec<SsaDef> = m.code().filter(|&d| m.opcode(d) == OpCode::Phi).collect();
-        irc_frontend::ssa::remove_trivial_phis(m, phis);
+        irc_ir::ssa_util::remove_trivial_phis(m, phis);
     }
     Ok(changed)
 }

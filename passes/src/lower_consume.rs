@@ -82,7 +82,7 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
     // itself (a variable the loop only round-trips through `?`): such phis are trivial, and a
     // self reference cannot even be encoded.
     let phis: Vec<SsaDef> = m.code().filter(|&d| m.opcode(d) == OpCode::Phi).collect();
-    irc_frontend::ssa::remove_trivial_phis(m, phis);
+    irc_ir::ssa_util::remove_trivial_phis(m, phis);
     changed |= m.len() != before;
     check_resolved(m, true)?;
     Ok(changed)

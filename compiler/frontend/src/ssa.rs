@@ -17,7 +17,7 @@
 use crate::FrontendError;
 use irc_ir::analysis::cfg::{self, Block, Cfg};
 use irc_ir::format::{TmpLoad, TmpStore};
-use irc_ir::{Module, Op, OpCode, Operand, SsaDef, Type};
+use irc_ir::{Module, Op, OpCode, SsaDef, Type};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Converts the temporaries of every structured function to SSA form.
@@ -31,7 +31,7 @@ pub fn run(m: &mut Module) -> Result<(), FrontendError> {
         }
         phis.extend(Function::new(m, &g).run());
     }
-    remove_trivial_phis(m, phis);
+    irc_ir::ssa_util::remove_trivial_phis(m, phis);
     let tmps: Vec<SsaDef> = m
         .declarations()
         .filter(|&d| m.opcode(d) == OpCode::DclTmp)
@@ -164,48 +164,5 @@ impl<'a> Function<'a> {
         self.incomplete.push((phi, b, t));
         self.created.push(phi);
         phi
-    }
-}
-
-/// Replaces phis whose operands are one value (ignoring self references) by that value, and
-/// phis with no operands by `Undef`, until none is left.
-pub fn remove_trivial_phis(m: &mut Module, phis: Vec<SsaDef>) {
-    let mut work = phis;
-    while let Some(phi) = work.pop() {
-        if !m.is_live(phi) || m.opcode(phi) != OpCode::Phi {
-            continue;
-        }
-        let op = m.op(phi);
-        let mut same: Option<SsaDef> = None;
-        let mut trivial = true;
-        for pair in op.operands.chunks(2) {
-            let Some(Operand::Ref(v)) = pair.get(1).copied() else {
-                continue;
-            };
-            if v == phi || Some(v) == same {
-                continue;
-            }
-            if same.is_some() {
-                trivial = false;
-                break;
-            }
-            same = Some(v);
-        }
-        if !trivial {
-            continue;
-        }
-        let replacement = match same {
-            Some(v) => v,
-            None => m.add(Op::new(OpCode::Undef, m.ty(phi).clone())),
-        };
-        let users: Vec<SsaDef> = m
-            .uses(phi)
-            .iter()
-            .copied()
-            .filter(|&u| u != phi && m.opcode(u) == OpCode::Phi)
-            .collect();
-        m.replace_all_uses(phi, replacement);
-        m.remove(phi);
-        work.extend(users);
     }
 }

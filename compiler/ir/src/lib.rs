@@ -4,7 +4,8 @@
 //! array types), [`opcode`] (the one opcode table: docs, classes, formats), [`format`] (named
 //! operands and typed accessors), [`op`] (an op: opcode, flags, type,
 //! operands), [`module`] (storage with stable ids, program order and use lists), [`builder`]
-//! (a cursor for embedders and passes), the byte-exact binary format in [`binary`], the
+//! (a cursor for embedders and passes), [`ssa_util`] (phi clean-up shared by SSA
+//! construction and passes), the byte-exact binary format in [`binary`], the
 //! round-tripping text format in [`text`], and the [`verifier`].
 //!
 //! Numbering (opcodes, enums, flags) is that of dxbc-spirv at commit
@@ -21,6 +22,7 @@ pub mod format;
 pub mod module;
 pub mod op;
 pub mod opcode;
+pub mod ssa_util;
 pub mod strings;
 pub mod text;
 pub mod types;
