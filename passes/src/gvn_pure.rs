@@ -24,7 +24,7 @@
 //! arithmetic exactly; `FAdd`, `FMul`, `FMulLegacy`, `FDot*` and `FMin`/`FMax` up to the
 //! payload of a NaN result when both operands are NaN (the host, like GPUs, returns one of the
 //! input NaNs; `irc_interp::compare` treats all NaNs of a type as equal, and no target
-//! preserves NaN payloads). `FMin`/`FMax` were checked against `irc_interp::float::fmin`: a
+//! preserves NaN payloads). `FMin`/`FMax` were checked against `irc_arith::float::fmin`: a
 //! single NaN yields the other operand in either order, and `min(−0, +0) = −0` either way.
 //!
 //! **May trap** are the pure ops the interpreter can stop on with an out-of-range access, unless

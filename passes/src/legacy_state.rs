@@ -17,7 +17,7 @@
 //!    element per sampler/stage. A declared type that matches no known layout (member count,
 //!    vector sizes, scalar classes) is left alone: its loads keep reading the input.
 //! 2. Each `InputLoad` of such a declaration is resolved like the interpreter resolves it
-//!    (`irc_interp::access::value_get`): a null address loads the whole value, a constant
+//!    (`irc_arith::access::value_get`): a null address loads the whole value, a constant
 //!    address picks the member / element / component. The load is replaced by a `Constant`
 //!    (and its debug names dropped). A load whose constant address is out of range, or whose
 //!    result type does not match what it addresses, is left alone (it traps or is malformed;
@@ -35,8 +35,8 @@
 use crate::caps::PassContext;
 use crate::fold_util::{const_value, make_constant, replace_value};
 use crate::PassError;
-use irc_interp::access::value_get;
-use irc_interp::{Scalar, Value};
+use irc_arith::access::value_get;
+use irc_arith::{Scalar, Value};
 use irc_ir::format::{slots, DclInputBuiltIn, Load};
 use irc_ir::{BasicType, BuiltIn, Module, Op, OpCode, Operand, SsaDef, Type};
 
@@ -360,7 +360,7 @@ fn typed(bt: BasicType, d: Datum) -> Option<Value> {
         }
         Datum::F32(v) if v.len() == n && t.is_float() => Some(Value::from_components(
             v.iter()
-                .map(|&x| irc_interp::float::from_f64(f64::from(x), t))
+                .map(|&x| irc_arith::float::from_f64(f64::from(x), t))
                 .collect(),
         )),
         _ => None,

@@ -537,7 +537,7 @@ pub(crate) mod test_util {
                 .enumerate()
                 .map(|(j, c)| match c.ty() {
                     t if t.is_float() => {
-                        irc_interp::float::from_f64(SPECIAL[(k + j) % SPECIAL.len()], t)
+                        irc_arith::float::from_f64(SPECIAL[(k + j) % SPECIAL.len()], t)
                     }
                     _ => *c,
                 })

@@ -265,7 +265,7 @@ mod tests {
     use super::*;
     use crate::caps::TargetCaps;
     use crate::lower_legacy::test_util::check_same;
-    use irc_interp::value::constant_scalar;
+    use irc_arith::value::constant_scalar;
     use irc_ir::text;
 
     #[test]

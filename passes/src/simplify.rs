@@ -85,8 +85,8 @@ use crate::fold_util::{
     Worklist,
 };
 use crate::PassError;
-use irc_interp::value::{bit_width, effective, mask};
-use irc_interp::{Scalar, Value};
+use irc_arith::value::{bit_width, effective, mask};
+use irc_arith::{Scalar, Value};
 use irc_ir::format::{Arith, CompositeExtract, Select};
 use irc_ir::{Module, Op, OpCode, OpFlags, SsaDef, Type};
 use smallvec::SmallVec;
@@ -160,7 +160,7 @@ fn comps(m: &Module, x: SsaDef) -> Option<SmallVec<[Scalar; 4]>> {
 fn is_f(m: &Module, x: SsaDef, v: f64) -> bool {
     comps(m, x).is_some_and(|c| {
         c.iter().all(|&s| {
-            s.ty().is_float() && irc_interp::float::to_f64(s, s.ty()).to_bits() == v.to_bits()
+            s.ty().is_float() && irc_arith::float::to_f64(s, s.ty()).to_bits() == v.to_bits()
         })
     })
 }
@@ -169,7 +169,7 @@ fn is_f(m: &Module, x: SsaDef, v: f64) -> bool {
 fn is_fzero(m: &Module, x: SsaDef) -> bool {
     comps(m, x).is_some_and(|c| {
         c.iter()
-            .all(|&s| s.ty().is_float() && irc_interp::float::to_f64(s, s.ty()) == 0.0)
+            .all(|&s| s.ty().is_float() && irc_arith::float::to_f64(s, s.ty()) == 0.0)
     })
 }
 
@@ -209,12 +209,12 @@ fn map_const(m: &mut Module, x: SsaDef, f: impl Fn(Scalar) -> Option<Scalar>) ->
 }
 
 fn negate(s: Scalar) -> Option<Scalar> {
-    irc_interp::float::float_op(OpCode::FNeg, s.ty(), &[s], 0)
+    irc_arith::float::float_op(OpCode::FNeg, s.ty(), &[s], 0)
 }
 
 /// `1/s` if `s` is ±2^k and its reciprocal is exact in the type.
 fn exact_reciprocal(s: Scalar) -> Option<Scalar> {
-    use irc_interp::float::{from_f64, round_to, to_f64};
+    use irc_arith::float::{from_f64, round_to, to_f64};
     let t = s.ty();
     if !t.is_float() {
         return None;
@@ -526,7 +526,7 @@ fn zero_guarded(m: &Module, x: SsaDef, other: SsaDef) -> Option<SsaDef> {
     let guards_other = (p == other && is_fzero(m, q)) || (q == other && is_fzero(m, p));
     let positive = comps(m, k).is_some_and(|c| {
         c.iter().all(|&s| {
-            let v = irc_interp::float::to_f64(s, s.ty());
+            let v = irc_arith::float::to_f64(s, s.ty());
             s.ty().is_float() && v.is_finite() && v > 0.0
         })
     });
@@ -599,7 +599,7 @@ fn not_nan(m: &Module, fp: &FpDefaults, x: SsaDef) -> bool {
     match comps(m, x) {
         Some(c) => c
             .iter()
-            .all(|&s| !irc_interp::float::to_f64(s, s.ty()).is_nan()),
+            .all(|&s| !irc_arith::float::to_f64(s, s.ty()).is_nan()),
         None => fp.flags(m.op(x)).contains(OpFlags::NO_NAN),
     }
 }

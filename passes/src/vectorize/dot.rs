@@ -5,7 +5,7 @@
 //! block. Walking down from a step whose result is not the accumulator of another step, through
 //! accumulators that are steps used only by the step above, gives the terms `(x0, y0) …
 //! (xk−1, yk−1)` in evaluation order and either nothing below (the chain starts with a product)
-//! or an initial accumulator `c`. The interpreter (`irc_interp::float::dot`) evaluates
+//! or an initial accumulator `c`. The interpreter (`irc_arith::float::dot`) evaluates
 //! `FDot(a, b)` as `p0 = round(a0·b0)`, then `acc = round(acc + round(ai·bi))`, and `FDotAdd(a,
 //! b, c)` the same starting from `acc = c`; `FMad` is `round(round(x·y) + acc)` and `FAdd` of a
 //! rounded product the same sum, so the chain *is* the dot product of `(x0…)` and `(y0…)`,

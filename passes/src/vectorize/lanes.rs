@@ -31,7 +31,7 @@ pub(crate) fn const_index(m: &Module, d: SsaDef) -> Option<u64> {
     (op.opcode == OpCode::Constant && t.is_int() && op.operands.len() == 1)
         .then(|| Constant::of(op).scalar(0))
         .flatten()
-        .map(|v| v & irc_interp::value::mask(irc_interp::value::bit_width(t)))
+        .map(|v| v & irc_arith::value::mask(irc_arith::value::bit_width(t)))
 }
 
 /// The scalar type of the components of vector (or scalar) `v`.

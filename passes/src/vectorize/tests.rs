@@ -5,7 +5,7 @@
 use super::*;
 use crate::caps::TargetCaps;
 use crate::lower_legacy::test_util::check_same;
-use irc_interp::value::{Scalar, Value};
+use irc_arith::value::{Scalar, Value};
 use irc_ir::{text, OpFlags, ScalarType};
 
 /// Operand and result types of a lane-wise opcode, for the table test.
@@ -64,7 +64,7 @@ fn value(t: ScalarType, k: u64) -> Scalar {
             } else {
                 (x % 2000) as f64 / 7.0 - 140.0
             };
-            irc_interp::float::from_f64(v, t)
+            irc_arith::float::from_f64(v, t)
         }
     }
 }
@@ -78,8 +78,8 @@ fn same(a: &Option<Value>, b: &Option<Value>) -> bool {
         && a.iter().zip(&b).all(|(x, y)| {
             x.bits() == y.bits()
                 || (x.ty().is_float()
-                    && irc_interp::float::to_f64(*x, x.ty()).is_nan()
-                    && irc_interp::float::to_f64(*y, y.ty()).is_nan())
+                    && irc_arith::float::to_f64(*x, x.ty()).is_nan()
+                    && irc_arith::float::to_f64(*y, y.ty()).is_nan())
         })
 }
 
@@ -113,17 +113,13 @@ fn lanewise_table_matches_the_interpreter() {
                     .map(|a| Value::from_components(lanes.iter().map(|l| l[a]).collect()))
                     .collect();
                 let vty = Type::vector(args[0], n);
-                let got = irc_interp::eval::fold(&mk(Type::vector(result, n)), &vector_args, &vty);
+                let got = irc_arith::eval::fold(&mk(Type::vector(result, n)), &vector_args, &vty);
                 let want: Option<Vec<Scalar>> = lanes
                     .iter()
                     .map(|l| {
                         let a: Vec<Value> = l.iter().map(|&s| Value::Scalar(s)).collect();
-                        irc_interp::eval::fold(
-                            &mk(Type::scalar(result)),
-                            &a,
-                            &Type::scalar(args[0]),
-                        )
-                        .and_then(|v| v.as_scalar())
+                        irc_arith::eval::fold(&mk(Type::scalar(result)), &a, &Type::scalar(args[0]))
+                            .and_then(|v| v.as_scalar())
                     })
                     .collect();
                 let want = want.map(|w| Value::from_components(w.into_iter().collect()));
