@@ -71,6 +71,7 @@ fn array_index_out_of_range(ty: &Type, address: &[u64]) -> bool {
 /// operands before the first literal; none may be null). `None` if the op is not pure, or its
 /// operands do not fit it (where a run would trap). `operand0_ty` is the type of operand 0
 /// (only `ConstantLoad` reads it: an out-of-range array index reads zero).
+#[inline]
 pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
     let t = rt(op);
     let len = result_len(op);
@@ -239,6 +240,7 @@ pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
 /// The `Constant` literals (reference §A.7) of value `v` as a constant of type `ty`: the
 /// inverse of [`crate::value::constant_value`]. `None` if `v` does not have exactly the shape
 /// and scalar types a constant of `ty` decodes to, or if the type holds no constant values.
+#[inline]
 pub fn constant_literals(ty: &Type, v: &Value) -> Option<Vec<u64>> {
     let mut flat = Vec::new();
     v.flatten(&mut flat);

@@ -583,6 +583,7 @@ macro_rules! define_opcodes {
             }
 
             /// The table row of this opcode.
+            #[inline]
             pub fn info(self) -> &'static OpInfo {
                 match self {
                     $(OpCode::$name => {
@@ -643,10 +644,12 @@ impl OpCode {
         self.info().attrs.contains(Attrs::META)
     }
     /// True if the op is in every class of `a` (`op.is(Attrs::COMMUTATIVE)`).
+    #[inline]
     pub fn is(self, a: Attrs) -> bool {
         self.info().attrs.contains(a)
     }
     /// The operand format.
+    #[inline]
     pub fn format(self) -> Format {
         self.info().format
     }
