@@ -1,7 +1,7 @@
 //! # irc-ir: DXBC-IR for the irc shader compiler
 //!
 //! The SSA IR of doitsujin/dxbc-spirv, as Rust data: [`types`] (scalar, vector, struct and
-//! array types), [`opcode`] (the one opcode table: docs, classes, formats), [`format`] (named
+//! array types), [`opcode`] (the one opcode table: docs, classes, formats), [`format`](mod@format) (named
 //! operands and typed accessors), [`op`] (an op: opcode, flags, type,
 //! operands), [`module`] (storage with stable ids, program order and use lists), [`builder`]
 //! (a cursor for embedders and passes), [`ssa_util`] (phi clean-up shared by SSA
