@@ -1,11 +1,15 @@
 //! The opcode table: the single source of truth for every DXBC-IR opcode.
 //!
-//! Each row gives the opcode's name and wire value (dxbc-spirv at the pinned commit, plus the
-//! spec's historical `CompositeInsert` 224, `MinValue` 768 and `MaxValue` 769), the rule that
-//! splits its operands into references and literals (`FL`, reference §A.6), the allowed operand
-//! count, what each literal operand holds, and its attributes. Everything else — the `OpCode`
-//! enum, names, the reader's operand checks, the printer's literal spelling, the parser, builder
-//! helpers — is derived from it. Type rules live in the verifier, as an exhaustive `match`.
+//! Each row gives a one-line doc of what the op computes, the opcode's name and wire value
+//! (dxbc-spirv at the pinned commit, plus the spec's historical `CompositeInsert` 224,
+//! `MinValue` 768 and `MaxValue` 769), the rule that splits its operands into references and
+//! literals (`FL`, reference §A.6), the allowed operand count, what each literal operand holds,
+//! its attributes and classes ([`Attrs`]: commutative, lane-wise, float/int/bool, compare,
+//! control, resource, legacy …) and its operand format ([`crate::format`], which names the
+//! operands and generates typed accessors). Everything else — the `OpCode` enum and its rustdoc,
+//! names, the reader's operand checks, the printer's literal spelling, the parser, builder
+//! helpers, class queries ([`OpCode::is`]), `irc ops` — is derived from it. Type rules live in
+//! the verifier, as an exhaustive `match`.
 
 use crate::enums::{LitEnum, LitFlags};
 use crate::format::Format;
