@@ -165,6 +165,11 @@ impl Module {
     pub fn op(&self, d: SsaDef) -> &Op {
         &self.ops[d]
     }
+    /// A typed view of the op of a def: `m.view::<ImageSample>(d).lod()` (see
+    /// [`crate::format`]).
+    pub fn view<'a, V: crate::format::OpView<'a>>(&'a self, d: SsaDef) -> V {
+        V::of(&self.ops[d])
+    }
     /// The op of a def if it exists and is part of the program.
     pub fn get(&self, d: SsaDef) -> Option<&Op> {
         self.is_live(d).then(|| &self.ops[d])

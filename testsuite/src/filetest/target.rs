@@ -193,7 +193,8 @@ pub fn interp_outputs(m: &Module, sim: &SimOutputs) -> Outputs {
             let n = usize::from(b.vec_size());
             match op.opcode {
                 OpCode::DclOutput => {
-                    let (l, c) = (op.operand_lit(1)? as u32, op.operand_lit(2)? as u32);
+                    let out = irc_ir::format::DclOutput::of(op);
+                    let (l, c) = (out.location()? as u32, out.component()? as u32);
                     Some((
                         IoSlot::Location {
                             location: l,
@@ -206,7 +207,7 @@ pub fn interp_outputs(m: &Module, sim: &SimOutputs) -> Outputs {
                     ))
                 }
                 OpCode::DclOutputBuiltIn => {
-                    let id = op.operand_lit(1)?;
+                    let id = irc_ir::format::DclOutputBuiltIn::of(op).builtin()?;
                     let builtin = irc_ir::BuiltIn::from_u64(id)?;
                     Some((
                         IoSlot::BuiltIn(id as u32),

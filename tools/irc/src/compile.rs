@@ -52,12 +52,12 @@ Inputs: `.ir` files are text, anything else the binary `.dxir` format; `-` reads
 when it starts with `%` or `;`). A directory stands for every `.dxir`/`.ir` file under it; when
 one shader is there in several forms (`X.raw.dxir`, `X.dxir`, `X.ir`), only the first of these
 is compiled: the raw form is what dxbc-spirv's readers produce, and irc's own frontend and
-optimizer do the rest (as `irc corpus --check lima-fp` does).
+optimizer do the rest (as `irc corpus --check TARGET` does).
 
 Several inputs, a directory, --out-dir or --json compile in batch: in parallel (-j), a progress
 bar on a terminal, then a summary table (compiled / unsupported with the top reasons / failed,
-wall time). Shaders of a stage the target does not compile count as unsupported (`lima-fp
-compiles pixel shaders only`). With --out-dir each output is written beside the input's
+wall time). Shaders of a stage the target does not compile count as unsupported (`T
+compiles pixel shaders only` for a target T). With --out-dir each output is written beside the input's
 relative path: NAME.bin, NAME.s, NAME.reflection.txt, NAME.reflection.json, NAME.stats.txt,
 NAME.<container format> or NAME.ir. With --json the last line of stdout is one JSON object:
 {\"target\", \"files\", \"compiled\", \"unsupported\", \"failed\", \"wall_ms\", \"jobs\",
@@ -68,14 +68,14 @@ Exit codes:
   1  something is unsupported by the target or over a hardware limit (nothing failed)
   2  failures: malformed input, unreadable files, bad arguments, compiler errors
 
-Examples:
-  irc compile -t lima-fp shader.dxir                      disassembly to stdout
-  irc compile -t lima-fp shader.dxir -o shader.bin        code words
-  irc compile -t lima-fp shader.ir --emit reflection-json -O1 -C legacy-mul=ieee
-  irc -t lima-fp shader.dxir --emit stats                 (the subcommand is optional)
-  cat shader.ir | irc compile -t lima-fp - -o - --emit bin > shader.bin
-  irc compile -t lima-fp corpus/ir --out-dir out/ -j2 --json
-  irc compile -t lima --vs vs.dxir --ps ps.dxir           a program, varyings linked
+Examples (`irc targets` lists the targets and their options):
+  irc compile -t TARGET shader.dxir                      disassembly to stdout
+  irc compile -t TARGET shader.dxir -o shader.bin        code words
+  irc compile -t TARGET shader.ir --emit reflection-json -O1 -C legacy-mul=ieee
+  irc -t TARGET shader.dxir --emit stats                 (the subcommand is optional)
+  cat shader.ir | irc compile -t TARGET - -o - --emit bin > shader.bin
+  irc compile -t TARGET corpus/ir --out-dir out/ -j2 --json
+  irc compile -t FAMILY --vs vs.dxir --ps ps.dxir           a program, varyings linked
 ";
 
 /// The arguments of `irc compile` (also accepted without the subcommand).

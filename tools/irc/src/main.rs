@@ -3,7 +3,8 @@
 //! Subcommands: `compile` (to machine code; also `irc --target T FILE` without the
 //! subcommand), `disasm` / `asm` (machine code ↔ assembly), `dump`, `verify`, `convert` (IR
 //! formats), `opt` (passes), `run` (the reference interpreter), `corpus` (the project's
-//! yardstick over the shared corpus), `test` (filetests), `bench` (speed). Errors go to stderr
+//! yardstick over the shared corpus), `test` (filetests), `bench` (speed), `ops` (the opcode
+//! table: operands, classes and meaning of every op). Errors go to stderr
 //! with a non-zero exit code.
 
 mod asm;
@@ -13,6 +14,7 @@ mod compile;
 mod disasm;
 mod fuzzdiff;
 mod load;
+mod ops;
 mod opt;
 mod run;
 
@@ -139,6 +141,15 @@ enum Command {
     },
     /// Run filetests and print their outputs.
     Test { files: Vec<PathBuf> },
+    /// Print the opcode table: each op's operands (named), classes and what it computes.
+    Ops {
+        /// An opcode name (case-insensitive); a part of one lists every op containing it.
+        name: Option<String>,
+        /// Only ops of this class (commutative, lanewise, float, int, bool, compare, control,
+        /// resource, legacy, effect, reads, terminator, scoped, meta).
+        #[arg(long)]
+        class: Option<String>,
+    },
     /// Measure binary read/write and text print/parse speed over a corpus directory.
     Bench {
         dir: PathBuf,
@@ -305,5 +316,6 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
             })
         }
         Command::Bench { dir, reps } => bench::run(&dir, reps),
+        Command::Ops { name, class } => ops::run(name.as_deref(), class.as_deref()),
     }
 }
