@@ -101,6 +101,10 @@ struct Vector {
     words: Vec<u32>,
 }
 
+#[expect(
+    clippy::vec_init_then_push,
+    reason = "one push per vector, each with its comment"
+)]
 fn vectors() -> Vec<Vector> {
     let nop = Instruction::NOP;
     let mut v = Vec::new();

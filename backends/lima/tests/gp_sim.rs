@@ -255,7 +255,7 @@ fn branch_on_the_pass_result() {
 fn matrix_program() -> String {
     let mut t = String::new();
     let store = ["/v0.x", "/v0.y", "/v0.z", "/v0.w"];
-    for r in 0..4 {
+    for (r, st) in store.iter().enumerate() {
         let i = 4 * r;
         let n = |k: usize, u: usize| 6 * (i + k) + u;
         t += &format!(
@@ -284,7 +284,7 @@ fn matrix_program() -> String {
             "{:03}:\tadd.a0 ^{}{} ^{} ^{}\n",
             i + 3,
             n(3, 0),
-            store[r],
+            st,
             n(2, 0),
             n(1, 0)
         );
