@@ -59,7 +59,7 @@ fn instruction(rng: &mut Rng, n: usize) -> [u32; 4] {
 
 #[test]
 fn random_programs_never_panic_the_simulator() {
-    let mut rng = Rng(0x5eed_0f_9b_c0de);
+    let mut rng = Rng(0x5eed_0f9b_c0de);
     let mut inputs = GpInputs::default();
     for (i, a) in inputs.attributes.iter_mut().enumerate() {
         *a = [i as f32, -1.5, 0.25, 1e30];
