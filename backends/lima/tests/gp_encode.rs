@@ -165,8 +165,8 @@ fn vectors() -> Vec<Vector> {
             },
             Instruction {
                 acc: [
-                    acc(Src::P2Acc0, Src::Unused, false, false),
-                    acc(Src::P1Mul0, Src::Unused, false, false),
+                    acc(Src::P2Acc0, Src::Reg0X, false, false),
+                    acc(Src::P1Mul0, Src::Reg0X, false, false),
                 ],
                 acc_op: AccOp::Floor,
                 store: [
@@ -210,7 +210,9 @@ fn vectors() -> Vec<Vector> {
             ]),
             pack(&[
                 ("ACC0_SRC0", 24),
+                ("ACC0_SRC1", 0),
                 ("ACC1_SRC0", 18),
+                ("ACC1_SRC1", 0),
                 ("ACC_OP", 1),
                 ("STORE1_SRC_Z", 1),
                 ("STORE1_ADDR", 7),
@@ -598,4 +600,20 @@ fn assembler_rejects_conflicts_and_never_panics() {
             .collect();
         let _ = assemble(&format!("000:\t{s}"));
     }
+}
+
+#[test]
+fn mesa_style_one_source_ops_need_no_raw_line() {
+    // Mesa leaves src1 of floor/sign at code 0 (its instructions start zeroed).
+    let words = pack(&[("ACC0_SRC0", 12), ("ACC0_SRC1", 0), ("ACC_OP", 2)]);
+    let p = decode_program(&words).unwrap();
+    let text = disassemble_program(&p);
+    assert_eq!(text, "000:\tsign.a0 ^0 t[0].x\n");
+    assert_eq!(assemble(&text).unwrap(), p);
+    assert_eq!(irc_lima::gp::encode::attribute_prefetch(&p), None);
+    let v = &vectors()[0];
+    assert_eq!(
+        irc_lima::gp::encode::attribute_prefetch(&v.program),
+        Some(0)
+    );
 }

@@ -3,7 +3,8 @@
 //!
 //! An instruction starts with `NNN:` (its index, which must be the next one) and is followed by
 //! unit lines, on the same line after a tab or on following indented lines. Fields no line
-//! mentions keep the values of [`Instruction::NOP`]; two lines that need different values of one
+//! mentions keep the values of [`Instruction::NOP`] (the src1 of a one-source acc op, `floor` or
+//! `sign`, is code 0 as in Mesa's zero-initialized instructions); two lines that need different values of one
 //! field (the shared acc or mul opcode, the load address, a store unit, a register-0 load) are an
 //! error. A `prev.` source also sets the previous instruction's register-0 load. A `raw 0x…` line
 //! replaces the whole instruction by the decoded word. Text after `;` is a comment. Errors carry
@@ -185,7 +186,8 @@ impl Asm {
         let (s1, n1) = match (mov, n) {
             (true, _) => (Src::Ident, true),
             (false, 2) => self.src(args[2], unit, 1)?,
-            _ => (Src::Unused, false),
+            // One-source ops: Mesa's zero-initialized instruction leaves src1 = code 0 (not read).
+            _ => (Src::Reg0X, false),
         };
         let c = self.cur();
         c.acc[a].src = [s0, s1];

@@ -115,3 +115,9 @@ pub fn encode_program(program: &[Instruction]) -> Result<Vec<u32>, EncodeError> 
 pub fn encode_bytes(program: &[Instruction]) -> Result<Vec<u8>, EncodeError> {
     Ok(irc_backend::output::bytes_of(&encode_program(program)?))
 }
+
+/// The `prefetch` value of the VS command stream's `SHADER_INFO` (reference §10): the index of
+/// the last instruction whose register 0 loads an attribute (Mesa `gpir_codegen_prog`), if any.
+pub fn attribute_prefetch(program: &[Instruction]) -> Option<usize> {
+    program.iter().rposition(|i| i.reg0_attribute)
+}
