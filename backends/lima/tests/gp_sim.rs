@@ -392,3 +392,22 @@ fn inputs_for_epilogue() -> GpInputs {
         [32768.0, -32768.0, 0.0, 0.0],
     ])
 }
+
+#[test]
+fn complex1_result_cannot_be_stored_by_its_own_instruction() {
+    let t = rcp_program(3).replace("001:\tcomplex1.m01 ^8 ", "001:\tcomplex1.m01 ^8/v2.x ");
+    not_available(run(&t, &inputs(&U), true), 1);
+    assert!(run(&t, &inputs(&U), false).unwrap().varyings[2][0].is_nan());
+}
+
+#[test]
+fn unknown_sources_and_bad_addresses_are_errors() {
+    let t = "000:\tmov.p ^4/v0.x unknown2\n";
+    let e = run(t, &inputs(&U), false).unwrap_err();
+    assert_eq!(e.kind, GpSimErrorKind::Invalid);
+    // addr1 = 2 → t[511 + 2] is outside the uniform space.
+    let t = "000:\tmov.c ^5/addr1 t[0].w\n001:\tnop\n002:\tnop\n003:\tnop\n\
+             004:\tmov.p ^28/v0.x t[511+addr1].x\n";
+    let e = run(t, &inputs(&U), true).unwrap_err();
+    assert_eq!((e.kind, e.instruction), (GpSimErrorKind::Invalid, Some(4)));
+}
