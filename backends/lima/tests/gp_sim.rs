@@ -411,3 +411,81 @@ fn unknown_sources_and_bad_addresses_are_errors() {
     let e = run(t, &inputs(&U), true).unwrap_err();
     assert_eq!((e.kind, e.instruction), (GpSimErrorKind::Invalid, Some(4)));
 }
+
+fn output_for(text: &str, reflection: Reflection) -> Output {
+    Output {
+        sections: vec![Section {
+            name: CODE,
+            bytes: encode_bytes(&assemble(text).unwrap()).unwrap(),
+        }],
+        reflection,
+        ..Output::default()
+    }
+}
+
+#[test]
+fn generic_simulator_uniform_sources_and_missing_outputs() {
+    use irc_backend::reflection::ResourceBinding;
+    // v3.xy = (legacy c2.y, cb0[1].x as int → float); v3.z never stored.
+    let text = "000:\tmov.a0 ^0/v3.x t[0].y\n001:\tmov.a1 ^7/v3.y t[1].x\n";
+    let binding = ResourceBinding {
+        space: 0,
+        register: 0,
+    };
+    let mut reflection = Reflection {
+        uniforms: vec![
+            UniformBinding {
+                slot: 0,
+                source: UniformSource::Legacy {
+                    kind: BuiltIn::LegacyConstFloat,
+                    index: 2,
+                },
+            },
+            UniformBinding {
+                slot: 1,
+                source: UniformSource::ConstantBuffer {
+                    binding,
+                    vec4_index: 1,
+                    int_lanes: 1,
+                },
+            },
+        ],
+        outputs: vec![OutputBinding {
+            target: IoSource::Location {
+                location: 1,
+                component: 0,
+            },
+            register: 3,
+            components: 2,
+        }],
+        ..Reflection::default()
+    };
+    let inputs = SimInputs {
+        invocations: vec![Default::default(), Default::default()],
+        legacy_constants: [((BuiltIn::LegacyConstFloat, 2), [0, 1.25f32.to_bits(), 0, 0])]
+            .into_iter()
+            .collect(),
+        constant_buffers: [(binding, vec![0, 0, 0, 0, (-7i32) as u32, 0, 0, 0])]
+            .into_iter()
+            .collect(),
+        textures: &irc_backend::NoTextures,
+    };
+    let config = SimConfig {
+        precision: Precision::Native,
+        fuel: 100,
+    };
+    let out = GpSim
+        .run(&output_for(text, reflection.clone()), &inputs, &config)
+        .unwrap();
+    assert_eq!(out.invocations.len(), 2);
+    let v = &out.invocations[1].values;
+    assert_eq!(f32::from_bits(v[&(IoName::Location(1), 0)]), 1.25);
+    assert_eq!(f32::from_bits(v[&(IoName::Location(1), 1)]), -7.0);
+    // Steps add up over the invocations (each vertex runs the whole program).
+    assert_eq!(out.steps, 4);
+    reflection.outputs[0].components = 3;
+    let e = GpSim
+        .run(&output_for(text, reflection), &inputs, &config)
+        .unwrap_err();
+    assert!(e.0.contains("varying 3"), "{e}");
+}

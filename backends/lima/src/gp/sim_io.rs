@@ -25,6 +25,8 @@
 //!   clip-space `Position` (`w = 1/w'`, `x = (X − tx)/(sx·w')` …; exact to rounding unless the
 //!   clamp engaged). Without it, the position is returned as stored.
 //!
+//! `SimOutputs::steps` is the sum over the invocations (each vertex runs the whole program).
+//!
 //! [`Precision::Exact`](irc_backend::Precision) and `Native` both run in f32 (the GP's precision,
 //! §11), strict.
 
