@@ -527,7 +527,13 @@ impl<'a> Lower<'a> {
         }
         let uni = |o: &Operand| o.reg.is_uniform();
         match op.op {
-            Opcode::Add | Opcode::Mul | Opcode::Max | Opcode::Min | Opcode::Dp3 | Opcode::Dp4 => {
+            Opcode::Max | Opcode::Min => {
+                // MAX/MIN do not commute for NaN (max(NaN, 0) = 0, max(0, NaN) = NaN).
+                if uni(&op.srcs[1]) {
+                    op.srcs[1] = self.to_temp(op.srcs[1]);
+                }
+            }
+            Opcode::Add | Opcode::Mul | Opcode::Dp3 | Opcode::Dp4 => {
                 if uni(&op.srcs[1]) {
                     if uni(&op.srcs[0]) {
                         op.srcs[1] = self.to_temp(op.srcs[1]);
@@ -687,6 +693,14 @@ impl<'a> Lower<'a> {
                     _ => Opcode::Min,
                 };
                 self.vec_op(o, &[&a, &b])
+            }
+            OpCode::FClamp => {
+                // min(max(x, lo), hi): a NaN x gives lo like the IR's max (x > lo ? x : lo).
+                let x = self.arg(d, 0)?;
+                let lo = self.arg(d, 1)?;
+                let hi = self.arg(d, 2)?;
+                let t = self.vec_op(Opcode::Max, &[&x, &lo]);
+                self.vec_op(Opcode::Min, &[&t, &hi])
             }
             OpCode::FMadLegacy => {
                 let a = self.arg(d, 0)?;
