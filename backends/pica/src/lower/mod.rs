@@ -495,7 +495,7 @@ impl<'a> Lower<'a> {
     }
 
     /// Copies an operand into a fresh register (for the slot errata).
-    fn to_temp(&mut self, o: Operand) -> Operand {
+    fn copy_to_temp(&mut self, o: Operand) -> Operand {
         let t = self.prog.new_vreg(o.n);
         self.prog.ops.push(MOp {
             op: Opcode::Mov,
@@ -521,50 +521,32 @@ impl<'a> Lower<'a> {
         if let Some(v) = first_in {
             for i in 0..op.srcs.len() {
                 if matches!(op.srcs[i].reg, Reg::In(n) if n != v) {
-                    op.srcs[i] = self.to_temp(op.srcs[i]);
+                    op.srcs[i] = self.copy_to_temp(op.srcs[i]);
                 }
             }
         }
         let uni = |o: &Operand| o.reg.is_uniform();
+        let (u0, u1) = (uni(&op.srcs[0]), op.srcs.get(1).is_some_and(uni));
         match op.op {
-            Opcode::Max | Opcode::Min => {
-                // MAX/MIN do not commute for NaN (max(NaN, 0) = 0, max(0, NaN) = NaN).
-                if uni(&op.srcs[1]) {
-                    op.srcs[1] = self.to_temp(op.srcs[1]);
-                }
+            // MAX/MIN do not commute for NaN (max(NaN, 0) = 0, max(0, NaN) = NaN).
+            Opcode::Max | Opcode::Min if u1 => op.srcs[1] = self.copy_to_temp(op.srcs[1]),
+            Opcode::Add | Opcode::Mul | Opcode::Dp3 | Opcode::Dp4 if u1 && u0 => {
+                op.srcs[1] = self.copy_to_temp(op.srcs[1]);
             }
-            Opcode::Add | Opcode::Mul | Opcode::Dp3 | Opcode::Dp4 => {
-                if uni(&op.srcs[1]) {
-                    if uni(&op.srcs[0]) {
-                        op.srcs[1] = self.to_temp(op.srcs[1]);
-                    } else {
-                        op.srcs.swap(0, 1);
-                    }
-                }
-            }
-            Opcode::Sge | Opcode::Slt => {
-                if uni(&op.srcs[1]) {
-                    if uni(&op.srcs[0]) {
-                        op.srcs[1] = self.to_temp(op.srcs[1]);
-                    } else {
-                        op.op = if op.op == Opcode::Sge {
-                            Opcode::Sgei
-                        } else {
-                            Opcode::Slti
-                        };
-                    }
-                }
-            }
+            Opcode::Add | Opcode::Mul | Opcode::Dp3 | Opcode::Dp4 if u1 => op.srcs.swap(0, 1),
+            Opcode::Sge | Opcode::Slt if u1 && u0 => op.srcs[1] = self.copy_to_temp(op.srcs[1]),
+            Opcode::Sge if u1 => op.op = Opcode::Sgei,
+            Opcode::Slt if u1 => op.op = Opcode::Slti,
             Opcode::Mad => {
                 if uni(&op.srcs[0]) {
                     op.srcs.swap(0, 1);
                 }
                 if uni(&op.srcs[0]) {
-                    op.srcs[0] = self.to_temp(op.srcs[0]);
+                    op.srcs[0] = self.copy_to_temp(op.srcs[0]);
                 }
                 if uni(&op.srcs[2]) {
                     if uni(&op.srcs[1]) {
-                        op.srcs[2] = self.to_temp(op.srcs[2]);
+                        op.srcs[2] = self.copy_to_temp(op.srcs[2]);
                     } else {
                         op.op = Opcode::Madi;
                     }
