@@ -122,7 +122,16 @@ struct Lower<'a> {
     values: FxHashMap<SsaDef, Comps>,
     lits: Vec<([u32; 4], u8)>,
     outputs: FxHashMap<SsaDef, OutDecl>,
-    uniforms: Vec<u8>,
+    /// Application uniforms read, by id (the `Reg::Uni` / `Loc::Uni` number until
+    /// [`Lower::assign_uniform_slots`] replaces ids with slots).
+    uniforms: Vec<UniKey>,
+}
+
+/// An application uniform: a D3D9 float constant register or a constant-buffer element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UniKey {
+    Legacy(u32),
+    Cbuffer(irc_backend::ResourceBinding, u32),
 }
 
 fn unsupported(m: &Module, d: SsaDef, msg: impl Into<String>) -> Diagnostic {
@@ -182,18 +191,7 @@ pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
         l.lower_op(d)?;
     }
     l.write_outputs(&mut reflection);
-    l.uniforms.sort_unstable();
-    l.uniforms.dedup();
-    let literal_base = l.uniforms.last().map_or(0, |&u| u + 1);
-    for &u in &l.uniforms {
-        reflection.uniforms.push(UniformBinding {
-            slot: u32::from(u),
-            source: UniformSource::Legacy {
-                kind: BuiltIn::LegacyConstFloat,
-                index: u32::from(u),
-            },
-        });
-    }
+    let literal_base = l.assign_uniform_slots(&mut reflection)?;
     let literals: Vec<[u32; 4]> = l.lits.iter().map(|e| e.0).collect();
     let slots = usize::from(literal_base) + literals.len();
     if slots > crate::isa::limits::FLOAT_UNIFORMS {
@@ -223,6 +221,75 @@ pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
 impl<'a> Lower<'a> {
     fn diag(&self, d: SsaDef, msg: impl Into<String>) -> Diagnostic {
         unsupported(self.m, d, msg)
+    }
+
+    /// The id of an application uniform (see [`Lower::uniforms`]).
+    fn uniform_id(&mut self, k: UniKey) -> Result<u8, Diagnostic> {
+        let i = match self.uniforms.iter().position(|&x| x == k) {
+            Some(i) => i,
+            None => {
+                self.uniforms.push(k);
+                self.uniforms.len() - 1
+            }
+        };
+        u8::try_from(i)
+            .ok()
+            .filter(|&i| usize::from(i) < crate::isa::limits::FLOAT_UNIFORMS)
+            .ok_or_else(|| Diagnostic::limit("more than 96 float uniforms read"))
+    }
+
+    /// D3D9 constant register `n` goes to `c<n>`; constant-buffer elements fill the slots
+    /// after the highest D3D9 register, in order of first use. Rewrites the program's uniform
+    /// ids to slots, binds them, and returns the first slot after them (the literal pool's).
+    fn assign_uniform_slots(&mut self, r: &mut Reflection) -> Result<u8, Diagnostic> {
+        let mut next = self
+            .uniforms
+            .iter()
+            .filter_map(|k| match k {
+                UniKey::Legacy(i) => Some(i + 1),
+                UniKey::Cbuffer(..) => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let mut slots = Vec::with_capacity(self.uniforms.len());
+        for k in &self.uniforms {
+            let (slot, source) = match *k {
+                UniKey::Legacy(i) => (
+                    i,
+                    UniformSource::Legacy {
+                        kind: BuiltIn::LegacyConstFloat,
+                        index: i,
+                    },
+                ),
+                UniKey::Cbuffer(binding, e) => {
+                    next += 1;
+                    (
+                        next - 1,
+                        UniformSource::ConstantBuffer {
+                            binding,
+                            vec4_index: e,
+                            int_lanes: 0,
+                        },
+                    )
+                }
+            };
+            if slot as usize >= crate::isa::limits::FLOAT_UNIFORMS {
+                return Err(Diagnostic::limit(format!(
+                    "uniform slot {slot} needed; PICA200 has c0–c95"
+                )));
+            }
+            slots.push(slot as u8);
+            r.uniforms.push(UniformBinding { slot, source });
+        }
+        r.uniforms.sort_by_key(|u| u.slot);
+        for op in &mut self.prog.ops {
+            for s in &mut op.srcs {
+                if let Reg::Uni(id) = s.reg {
+                    s.reg = Reg::Uni(slots[usize::from(id)]);
+                }
+            }
+        }
+        Ok(slots.iter().map(|&s| s + 1).max().unwrap_or(0))
     }
 
     /// Inputs → `v<location>`, outputs → `o` registers (Position first).
@@ -630,6 +697,13 @@ impl<'a> Lower<'a> {
             OpCode::Return => return Ok(()),
             OpCode::Constant | OpCode::Undef => self.constant(d)?,
             OpCode::InputLoad => self.input_load(d)?,
+            OpCode::BufferLoad => self.buffer_load(d)?,
+            // Constant-buffer descriptors are resolved by the loads that use them.
+            OpCode::DescriptorLoad
+                if self.m.opcode(op.operand_def(0).unwrap_or(d)) == OpCode::DclCbv =>
+            {
+                return Ok(())
+            }
             OpCode::OutputStore => return self.output_store(d),
             OpCode::CompositeExtract => {
                 let v = self.arg(d, 0)?;
@@ -665,6 +739,34 @@ impl<'a> Lower<'a> {
                     b = neg(b);
                 }
                 self.vec_op(Opcode::Add, &[&a, &b])
+            }
+            OpCode::FMul | OpCode::FMad => {
+                // MUL follows D3D9 rules (0 · inf = 0): it computes the IEEE product exactly
+                // when a factor is a finite non-zero literal, or both factors are one value.
+                let a = self.arg(d, 0)?;
+                let b = self.arg(d, 1)?;
+                let exact_factor = |v: &Comps| {
+                    v.iter().all(|c| {
+                        matches!(c.loc, Loc::Lit(bits) if {
+                            let x = f32::from_bits(bits);
+                            x.is_finite() && x != 0.0
+                        })
+                    })
+                };
+                let same = op.operand_def(0) == op.operand_def(1);
+                if !(same || exact_factor(&a) || exact_factor(&b)) {
+                    return Err(self.diag(
+                        d,
+                        "IEEE multiply of two variables (PICA200 multiplies with D3D9 rules, \
+                         0 · inf = 0)",
+                    ));
+                }
+                if op.opcode == OpCode::FMul {
+                    self.vec_op(Opcode::Mul, &[&a, &b])
+                } else {
+                    let c = self.arg(d, 2)?;
+                    self.vec_op(Opcode::Mad, &[&a, &b, &c])
+                }
             }
             OpCode::FMulLegacy | OpCode::FMax | OpCode::FMin => {
                 let a = self.arg(d, 0)?;
@@ -806,18 +908,7 @@ impl<'a> Lower<'a> {
             OpCode::DclInputBuiltIn
                 if dop.operand_lit(1) == Some(BuiltIn::LegacyConstFloat.to_u64()) =>
             {
-                let a = op.operand_def(1);
-                let aop = a.map(|a| self.m.op(a));
-                let (idx, comp) = match aop {
-                    Some(aop) if aop.opcode == OpCode::CompositeConstruct => (
-                        const_index(self.m, aop.operand_def(0)),
-                        const_index(self.m, aop.operand_def(1)),
-                    ),
-                    Some(aop) if aop.opcode == OpCode::Constant && aop.operands.len() == 2 => {
-                        (aop.operand_lit(0), aop.operand_lit(1))
-                    }
-                    _ => (const_index(self.m, a), Some(0)),
-                };
+                let (idx, comp) = self.element_address(op.operand_def(1));
                 let (Some(idx), Some(comp)) = (idx, comp) else {
                     return Err(self.diag(
                         d,
@@ -829,19 +920,69 @@ impl<'a> Lower<'a> {
                         "float constant c{idx}: PICA200 has c0–c95"
                     )));
                 }
-                self.uniforms.push(idx as u8);
-                Ok((0..width as u8)
-                    .map(|i| C {
-                        loc: Loc::Uni(idx as u8, comp as u8 + i),
-                        neg: false,
-                    })
-                    .collect())
+                self.uniform_comps(UniKey::Legacy(idx as u32), comp as u8, width)
             }
             _ => Err(self.diag(
                 d,
                 "input of this kind (only vertex inputs and float constants)",
             )),
         }
+    }
+
+    fn uniform_comps(&mut self, k: UniKey, comp: u8, width: usize) -> Result<Comps, Diagnostic> {
+        let id = self.uniform_id(k)?;
+        Ok((0..width as u8)
+            .map(|i| C {
+                loc: Loc::Uni(id, comp + i),
+                neg: false,
+            })
+            .collect())
+    }
+
+    /// (element, component) of a constant address: a scalar element, a `CompositeConstruct`
+    /// of two constants, or a two-component constant.
+    fn element_address(&self, a: Option<SsaDef>) -> (Option<u64>, Option<u64>) {
+        match a.map(|a| self.m.op(a)) {
+            Some(aop) if aop.opcode == OpCode::CompositeConstruct => (
+                const_index(self.m, aop.operand_def(0)),
+                const_index(self.m, aop.operand_def(1)),
+            ),
+            Some(aop) if aop.opcode == OpCode::Constant && aop.operands.len() == 2 => {
+                (aop.operand_lit(0), aop.operand_lit(1))
+            }
+            _ => (const_index(self.m, a), Some(0)),
+        }
+    }
+
+    fn buffer_load(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
+        let op = self.m.op(d);
+        let decl = match op.operand_def(0).map(|x| self.m.op(x)) {
+            Some(dop) if dop.opcode == OpCode::DescriptorLoad => dop.operand_def(0),
+            _ => None,
+        }
+        .ok_or_else(|| self.diag(d, "buffer load without a descriptor"))?;
+        let dop = self.m.op(decl);
+        if dop.opcode != OpCode::DclCbv {
+            return Err(self.diag(d, "loads from buffers other than constant buffers"));
+        }
+        if !op.ty.is_basic_where(|s| s.is_float()) {
+            return Err(self.diag(d, "integer constant-buffer data"));
+        }
+        let binding = irc_backend::ResourceBinding {
+            space: dop.operand_lit(1).unwrap_or(0) as u32,
+            register: dop.operand_lit(2).unwrap_or(0) as u32,
+        };
+        let width = flat_size(&op.ty).unwrap_or(0) as usize;
+        let (Some(e), Some(c)) = self.element_address(op.operand_def(1)) else {
+            return Err(self.diag(
+                d,
+                "dynamically indexed constant buffers (MOVA) are not lowered yet",
+            ));
+        };
+        if c as usize + width > 4 || e > u64::from(u32::MAX) {
+            return Err(self.diag(d, "constant-buffer load across a vec4"));
+        }
+        self.uniform_comps(UniKey::Cbuffer(binding, e as u32), c as u8, width)
     }
 
     fn output_store(&mut self, d: SsaDef) -> Result<(), Diagnostic> {
