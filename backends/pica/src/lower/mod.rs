@@ -191,6 +191,7 @@ pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
         l.lower_op(d)?;
     }
     l.write_outputs(&mut reflection);
+    fold_output_moves(&mut l.prog);
     let literal_base = l.assign_uniform_slots(&mut reflection)?;
     let literals: Vec<[u32; 4]> = l.lits.iter().map(|e| e.0).collect();
     let slots = usize::from(literal_base) + literals.len();
@@ -1057,4 +1058,69 @@ impl<'a> Lower<'a> {
         }
         let _ = r;
     }
+}
+
+/// Lets the op computing a value write the output register directly when the value is read
+/// only by one output MOV that takes each of its components once, unnegated: the op's
+/// destination becomes the output's lanes (component-wise operands permuted to match), and the
+/// MOV goes. Each output component is still written exactly once.
+fn fold_output_moves(p: &mut Program) {
+    let n = p.vregs.len();
+    let mut reads = vec![0u32; n];
+    let mut defs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, op) in p.ops.iter().enumerate() {
+        for s in &op.srcs {
+            if let Reg::V(v) = s.reg {
+                reads[v.index()] += 1;
+            }
+        }
+        if let Dst::V(v, _) = op.dst {
+            defs[v.index()].push(i);
+        }
+    }
+    let mut dead = vec![false; p.ops.len()];
+    for m in 0..p.ops.len() {
+        let (Dst::Out(o, lanes), [src]) = (p.ops[m].dst, &p.ops[m].srcs[..]) else {
+            continue;
+        };
+        let src = *src;
+        let Reg::V(t) = src.reg else { continue };
+        if p.ops[m].op != Opcode::Mov || src.neg || reads[t.index()] != 1 {
+            continue;
+        }
+        let [pi] = defs[t.index()][..] else { continue };
+        let Dst::V(_, def_mask) = p.ops[pi].dst else {
+            continue;
+        };
+        // lane j of the output takes component comp[j] of t.
+        let mut used = 0u8;
+        let mut injective = true;
+        for j in (0..4).filter(|j| lanes & (1 << j) != 0) {
+            let c = src.swz[j];
+            injective &= used & (1 << c) == 0;
+            used |= 1 << c;
+        }
+        if !injective || used != def_mask {
+            continue;
+        }
+        let producer = &mut p.ops[pi];
+        if producer.componentwise() {
+            for s in &mut producer.srcs {
+                let old = s.swz;
+                let mut swz = [old[usize::from(src.swz[0])]; 4];
+                for j in (0..4).filter(|j| lanes & (1 << j) != 0) {
+                    swz[j] = old[usize::from(src.swz[j])];
+                }
+                s.swz = swz;
+                s.n = 4;
+            }
+        }
+        producer.dst = Dst::Out(o, lanes);
+        dead[m] = true;
+    }
+    let mut i = 0;
+    p.ops.retain(|_| {
+        i += 1;
+        !dead[i - 1]
+    });
 }
