@@ -1078,7 +1078,7 @@ fn fold_output_moves(p: &mut Program) {
             defs[v.index()].push(i);
         }
     }
-    let mut dead = vec![false; p.ops.len()];
+    let mut folded: Vec<usize> = Vec::new();
     for m in 0..p.ops.len() {
         let (Dst::Out(o, lanes), [src]) = (p.ops[m].dst, &p.ops[m].srcs[..]) else {
             continue;
@@ -1116,6 +1116,10 @@ fn fold_output_moves(p: &mut Program) {
             }
         }
         producer.dst = Dst::Out(o, lanes);
+        folded.push(m);
+    }
+    let mut dead = vec![false; p.ops.len()];
+    for m in folded {
         dead[m] = true;
     }
     let mut i = 0;
