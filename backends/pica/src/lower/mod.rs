@@ -327,15 +327,14 @@ impl<'a> Lower<'a> {
                         as usize;
                     let (key, src) = if op.opcode == OpCode::DclOutput {
                         let loc = op.operand_lit(1).unwrap_or(0) as u32;
+                        // A packed output (component c > 0) gets a register of its own,
+                        // from lane x (the reflection names lane i component c + i).
                         let c = op.operand_lit(2).unwrap_or(0) as u32;
-                        if c != 0 {
-                            return Err(self.diag(d, "output not starting at component x"));
-                        }
                         (
-                            1 + loc,
+                            1 + 4 * loc + c,
                             IoSource::Location {
                                 location: loc,
-                                component: 0,
+                                component: c,
                             },
                         )
                     } else {
