@@ -149,6 +149,8 @@ fn emit_op(op: &MOp, alloc: &Allocation, lit_base: u8) -> Result<Instr, Diagnost
         | Opcode::Min
         | Opcode::Dp3
         | Opcode::Dp4
+        | Opcode::Dph
+        | Opcode::Dphi
         | Opcode::Sge
         | Opcode::Slt
         | Opcode::Sgei

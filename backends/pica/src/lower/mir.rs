@@ -4,7 +4,7 @@
 //! compiler constant from the literal pool) with a selector per *position* and a negation. For
 //! a *component-wise* op (ADD, MUL, MAD, MAX, MIN, SGE, SLT, FLR, MOV) position `i` feeds
 //! result component `i`, and the emitter shifts positions by the lane the destination gets;
-//! for DP3/DP4 and the scalar ops (RCP, RSQ, EX2, LG2) positions are the hardware's own.
+//! for DP3/DP4/DPH and the scalar ops (RCP, RSQ, EX2, LG2) positions are the hardware's own.
 
 use irc_backend::regalloc::VReg;
 use smallvec::SmallVec;
@@ -72,7 +72,14 @@ impl MOp {
     pub fn componentwise(&self) -> bool {
         !matches!(
             self.op,
-            Opcode::Dp3 | Opcode::Dp4 | Opcode::Rcp | Opcode::Rsq | Opcode::Ex2 | Opcode::Lg2
+            Opcode::Dp3
+                | Opcode::Dp4
+                | Opcode::Dph
+                | Opcode::Dphi
+                | Opcode::Rcp
+                | Opcode::Rsq
+                | Opcode::Ex2
+                | Opcode::Lg2
         )
     }
 }

@@ -602,6 +602,8 @@ impl<'a> Lower<'a> {
             }
             Opcode::Add | Opcode::Mul | Opcode::Dp3 | Opcode::Dp4 if u1 => op.srcs.swap(0, 1),
             Opcode::Sge | Opcode::Slt if u1 && u0 => op.srcs[1] = self.copy_to_temp(op.srcs[1]),
+            Opcode::Dph if u1 && u0 => op.srcs[1] = self.copy_to_temp(op.srcs[1]),
+            Opcode::Dph if u1 => op.op = Opcode::Dphi,
             Opcode::Sge if u1 => op.op = Opcode::Sgei,
             Opcode::Slt if u1 => op.op = Opcode::Slti,
             Opcode::Mad => {
@@ -669,7 +671,17 @@ impl<'a> Lower<'a> {
                 self.vec_op(Opcode::Add, &[&p[..1], &p[1..2]])
             }
             n => {
-                let op = if n == 3 { Opcode::Dp3 } else { Opcode::Dp4 };
+                // DPH: dot(s1.xyz, s2.xyz) + s2.w, when one side's w is the literal 1.
+                let one = |v: &[C]| n == 4 && v[3].loc == Loc::Lit(1f32.to_bits());
+                let (op, a, b) = if one(a) {
+                    (Opcode::Dph, &a[..3], b)
+                } else if one(b) {
+                    (Opcode::Dph, &b[..3], a)
+                } else if n == 3 {
+                    (Opcode::Dp3, a, b)
+                } else {
+                    (Opcode::Dp4, a, b)
+                };
                 let sa = self.operand(a);
                 let sb = self.operand(b);
                 let t = self.prog.new_vreg(1);
