@@ -31,7 +31,7 @@ use crate::isa::Opcode;
 use mir::{Dst, MOp, Operand, Program, Reg};
 
 /// Where one component of a value lives.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Loc {
     V(VReg, u8),
     In(u8, u8),
@@ -41,7 +41,7 @@ pub enum Loc {
 }
 
 /// A component source: location and negation.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct C {
     pub loc: Loc,
     pub neg: bool,
@@ -125,6 +125,9 @@ struct Lower<'a> {
     /// Application uniforms read, by id (the `Reg::Uni` / `Loc::Uni` number until
     /// [`Lower::assign_uniform_slots`] replaces ids with slots).
     uniforms: Vec<UniKey>,
+    /// Registers already built from mixed component sources (values never change in
+    /// straight-line code, so one build serves every use).
+    built: FxHashMap<Vec<C>, VReg>,
 }
 
 /// An application uniform: a D3D9 float constant register or a constant-buffer element.
@@ -184,6 +187,7 @@ pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
         lits: Vec::new(),
         outputs: FxHashMap::default(),
         uniforms: Vec::new(),
+        built: FxHashMap::default(),
     };
     let mut reflection = Reflection::default();
     l.declare(&mut reflection)?;
@@ -524,7 +528,17 @@ impl<'a> Lower<'a> {
             };
         }
         // Mixed sources: build a register, one MOV per (register, sign) group.
+        let swz = [0, 1, 2, 3].map(|x: u8| x.min(n as u8 - 1));
+        if let Some(&t) = self.built.get(comps) {
+            return Operand {
+                reg: Reg::V(t),
+                swz,
+                neg: false,
+                n: n as u8,
+            };
+        }
         let t = self.prog.new_vreg(n as u8);
+        self.built.insert(comps.to_vec(), t);
         let mut done = vec![false; n];
         for i in 0..n {
             if done[i] {
@@ -881,10 +895,17 @@ impl<'a> Lower<'a> {
                 } else {
                     c
                 };
-                let one = Self::splat(1.0, c.len());
-                let nc = self.vec_op(Opcode::Add, &[&one, &neg(c.clone())]);
-                let t = self.vec_op(Opcode::Mul, &[&nc, &b]);
-                self.vec_op(Opcode::Mad, &[&c, &a, &t])
+                let is = |v: &Comps, x: f32| v.iter().all(|k| k.loc == Loc::Lit(x.to_bits()));
+                if is(&b, 0.0) && is(&a, 1.0) {
+                    c
+                } else if is(&b, 0.0) {
+                    self.vec_op(Opcode::Mul, &[&c, &a])
+                } else {
+                    let one = Self::splat(1.0, c.len());
+                    let nc = self.vec_op(Opcode::Add, &[&one, &neg(c.clone())]);
+                    let t = self.vec_op(Opcode::Mul, &[&nc, &b]);
+                    self.vec_op(Opcode::Mad, &[&c, &a, &t])
+                }
             }
             OpCode::Label | OpCode::FunctionEnd => return Ok(()),
             o => return Err(self.diag(d, format!("{o:?} is not lowered for pica-vs"))),
