@@ -1,8 +1,9 @@
 //! `irc-pica`: the PICA200 (Nintendo 3DS) backend of irc.
 //!
-//! So far this crate holds what the shared passes need to know about the PICA200 shader unit,
-//! [`CAPS`], and the "reference side" of the `pica-vs` / `pica-gs` targets — everything that
-//! must not depend on the code generator, so that the two cannot share mistakes:
+//! This crate holds what the shared passes need to know about the PICA200 shader unit
+//! ([`CAPS`], in [`caps`]), the `pica-vs` code generator (below), and the "reference side" of
+//! the `pica-vs` / `pica-gs` targets — everything that must not depend on the code generator,
+//! so that the two cannot share mistakes:
 //!
 //! * [`isa`] — THE table: every instruction format (§4) as a `layout!`, every opcode (§3) with
 //!   its format and class, the operand descriptor (§5), register encodings (§6), conditions
