@@ -65,7 +65,7 @@ fn unknown_target_is_reported_with_the_known_ones() {
         assert!(err.contains("unknown target `mali-t880`"), "{err}");
         assert!(err.contains("lima-fp"), "{err}");
     }
-    let o = irc(&["disasm", "--target", "pica-vs", src]);
+    let o = irc(&["disasm", "--target", "mali-t880", src]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("lima-fp"));
 }
