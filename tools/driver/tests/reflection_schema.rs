@@ -210,15 +210,22 @@ fn in_repo_examples_match_the_schema() {
             Some("dxir") => Input::Binary(&bytes),
             _ => continue,
         };
-        for level in ["0", "2"] {
-            let mut options = Options::default();
-            options.set("opt-level", level).unwrap();
-            let mut compiler = Compiler::new("lima-fp", options).unwrap();
-            let out = compiler
-                .compile(input_again(&input))
-                .unwrap_or_else(|d| panic!("{}: {d}", path.display()));
-            check(&s, &compiler, &out, &path.display().to_string());
-            n += 1;
+        // Every registered target that compiles the example's stage.
+        let stage = irc::shader_stage(input_again(&input)).unwrap();
+        for target in irc::targets()
+            .iter()
+            .filter(|t| t.stages().contains(&stage))
+        {
+            for level in ["0", "2"] {
+                let mut options = Options::default();
+                options.set("opt-level", level).unwrap();
+                let mut compiler = Compiler::new(target.name(), options).unwrap();
+                let out = compiler
+                    .compile(input_again(&input))
+                    .unwrap_or_else(|d| panic!("{} ({}): {d}", path.display(), target.name()));
+                check(&s, &compiler, &out, &path.display().to_string());
+                n += 1;
+            }
         }
     }
     assert!(n >= 2, "no examples found in {}", dir.display());
