@@ -23,6 +23,11 @@ use irc_backend::regalloc::VReg;
 use irc_backend::{Diagnostic, IoSource, OutputBinding, UniformBinding, UniformSource};
 use irc_backend::{Reflection, VaryingBinding};
 use irc_ir::analysis::cfg::{self, Cfg};
+use irc_ir::format::{
+    AlignedLoad, Arith, Clamp, CompositeConstruct, CompositeExtract, Constant, DclBinding,
+    DclInput, DclInputBuiltIn, DclOutput, DclOutputBuiltIn, DescriptorLoad, Dot, EntryPoint,
+    FRound, Load, Select, Store,
+};
 use irc_ir::{BuiltIn, Module, OpCode, ScalarType, SsaDef, Type};
 use rustc_hash::FxHashMap;
 use smallvec::{smallvec, SmallVec};
@@ -100,7 +105,7 @@ fn const_index(m: &Module, d: Option<SsaDef>) -> Option<u64> {
     if op.opcode != OpCode::Constant {
         return None;
     }
-    let bits = op.operand_lit(0)?;
+    let bits = Constant::of(op).scalar(0)?;
     let t = op.ty.as_scalar()?;
     if t.is_float() {
         let f = f32::from_bits(bits as u32);
@@ -156,8 +161,8 @@ pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
             "pica-vs compiles vertex shaders only",
         ));
     }
-    let func = ep
-        .operand_def(0)
+    let func = EntryPoint::of(ep)
+        .function()
         .ok_or_else(|| Diagnostic::unsupported(None, "entry point without a function"))?;
     let fns = cfg::functions(m);
     if let Some(f) = fns.iter().find(|f| f.function != func) {
@@ -305,8 +310,9 @@ impl<'a> Lower<'a> {
             let op = m.op(d);
             match op.opcode {
                 OpCode::DclInput => {
-                    let loc = op.operand_lit(1).unwrap_or(0) as u32;
-                    let c0 = op.operand_lit(2).unwrap_or(0) as u8;
+                    let decl = DclInput::of(op);
+                    let loc = decl.location().unwrap_or(0) as u32;
+                    let c0 = decl.component().unwrap_or(0) as u8;
                     let n = flat_size(&op.ty).unwrap_or(0) as u8;
                     if op.ty.is_array() || n == 0 || c0 + n > 4 || loc > 15 {
                         return Err(self.diag(d, "input array or input beyond v15"));
@@ -330,10 +336,11 @@ impl<'a> Lower<'a> {
                         .ok_or_else(|| self.diag(d, "output wider than 8 components"))?
                         as usize;
                     let (key, src) = if op.opcode == OpCode::DclOutput {
-                        let loc = op.operand_lit(1).unwrap_or(0) as u32;
+                        let decl = DclOutput::of(op);
+                        let loc = decl.location().unwrap_or(0) as u32;
                         // A packed output (component c > 0) gets a register of its own,
                         // from lane x (the reflection names lane i component c + i).
-                        let c = op.operand_lit(2).unwrap_or(0) as u32;
+                        let c = decl.component().unwrap_or(0) as u32;
                         (
                             1 + 4 * loc + c,
                             IoSource::Location {
@@ -342,8 +349,8 @@ impl<'a> Lower<'a> {
                             },
                         )
                     } else {
-                        let b = op
-                            .operand_lit(1)
+                        let b = DclOutputBuiltIn::of(op)
+                            .builtin()
                             .and_then(BuiltIn::from_u64)
                             .ok_or_else(|| self.diag(d, "invalid built-in"))?;
                         let key = match b {
@@ -389,12 +396,9 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
-    fn arg(&mut self, d: SsaDef, i: usize) -> Result<Comps, Diagnostic> {
-        let a = self
-            .m
-            .op(d)
-            .operand_def(i)
-            .ok_or_else(|| self.diag(d, format!("operand {i} is not a value")))?;
+    /// The components of operand `a` of `d` (read through the op's format view).
+    fn arg(&mut self, d: SsaDef, a: Option<SsaDef>) -> Result<Comps, Diagnostic> {
+        let a = a.ok_or_else(|| self.diag(d, "operand missing"))?;
         self.value(a)
     }
 
@@ -719,6 +723,8 @@ impl<'a> Lower<'a> {
     fn lower_op(&mut self, d: SsaDef) -> Result<(), Diagnostic> {
         let op = self.m.op(d);
         let neg = |v: Comps| -> Comps { v.into_iter().map(C::negated).collect() };
+        // Operands of the unary, binary and ternary arithmetic ops (format::Arith).
+        let ar = Arith::of(op);
         let r: Comps = match op.opcode {
             OpCode::Return => return Ok(()),
             OpCode::Constant | OpCode::Undef => self.constant(d)?,
@@ -726,18 +732,19 @@ impl<'a> Lower<'a> {
             OpCode::BufferLoad => self.buffer_load(d)?,
             // Constant-buffer descriptors are resolved by the loads that use them.
             OpCode::DescriptorLoad
-                if self.m.opcode(op.operand_def(0).unwrap_or(d)) == OpCode::DclCbv =>
+                if self.m.opcode(DescriptorLoad::of(op).decl().unwrap_or(d)) == OpCode::DclCbv =>
             {
                 return Ok(())
             }
             OpCode::OutputStore => return self.output_store(d),
             OpCode::CompositeExtract => {
-                let v = self.arg(d, 0)?;
-                let src_ty = self.m.ty(op.operand_def(0).unwrap_or(d)).clone();
+                let ex = CompositeExtract::of(op);
+                let v = self.arg(d, ex.composite())?;
+                let src_ty = self.m.ty(ex.composite().unwrap_or(d)).clone();
                 if src_ty.is_struct() {
                     return Err(self.diag(d, "struct values"));
                 }
-                let idx = const_index(self.m, op.operand_def(1))
+                let idx = const_index(self.m, ex.address())
                     .ok_or_else(|| self.diag(d, "dynamic composite index"))?
                     as usize;
                 let per = flat_size(&op.ty).unwrap_or(1) as usize;
@@ -747,20 +754,20 @@ impl<'a> Lower<'a> {
             }
             OpCode::CompositeConstruct => {
                 let mut out = Comps::new();
-                for i in 0..op.operands.len() {
-                    out.extend(self.arg(d, i)?);
+                for member in CompositeConstruct::of(op).members() {
+                    out.extend(self.arg(d, member.as_ref())?);
                 }
                 out
             }
-            OpCode::FNeg => neg(self.arg(d, 0)?),
+            OpCode::FNeg => neg(self.arg(d, ar.a())?),
             OpCode::FAbs => {
-                let a = self.arg(d, 0)?;
+                let a = self.arg(d, ar.a())?;
                 let na = neg(a.clone());
                 self.vec_op(Opcode::Max, &[&a, &na])
             }
             OpCode::FAdd | OpCode::FSub => {
-                let a = self.arg(d, 0)?;
-                let mut b = self.arg(d, 1)?;
+                let a = self.arg(d, ar.a())?;
+                let mut b = self.arg(d, ar.b())?;
                 if op.opcode == OpCode::FSub {
                     b = neg(b);
                 }
@@ -769,8 +776,8 @@ impl<'a> Lower<'a> {
             OpCode::FMul | OpCode::FMad => {
                 // MUL follows D3D9 rules (0 · inf = 0): it computes the IEEE product exactly
                 // when a factor is a finite non-zero literal, or both factors are one value.
-                let a = self.arg(d, 0)?;
-                let b = self.arg(d, 1)?;
+                let a = self.arg(d, ar.a())?;
+                let b = self.arg(d, ar.b())?;
                 let exact_factor = |v: &Comps| {
                     v.iter().all(|c| {
                         matches!(c.loc, Loc::Lit(bits) if {
@@ -779,7 +786,7 @@ impl<'a> Lower<'a> {
                         })
                     })
                 };
-                let same = op.operand_def(0) == op.operand_def(1);
+                let same = ar.a() == ar.b();
                 if !(same || exact_factor(&a) || exact_factor(&b)) {
                     return Err(self.diag(
                         d,
@@ -790,13 +797,13 @@ impl<'a> Lower<'a> {
                 if op.opcode == OpCode::FMul {
                     self.vec_op(Opcode::Mul, &[&a, &b])
                 } else {
-                    let c = self.arg(d, 2)?;
+                    let c = self.arg(d, ar.c())?;
                     self.vec_op(Opcode::Mad, &[&a, &b, &c])
                 }
             }
             OpCode::FMulLegacy | OpCode::FMax | OpCode::FMin => {
-                let a = self.arg(d, 0)?;
-                let b = self.arg(d, 1)?;
+                let a = self.arg(d, ar.a())?;
+                let b = self.arg(d, ar.b())?;
                 let o = match op.opcode {
                     OpCode::FMulLegacy => Opcode::Mul,
                     OpCode::FMax => Opcode::Max,
@@ -806,28 +813,30 @@ impl<'a> Lower<'a> {
             }
             OpCode::FClamp => {
                 // min(max(x, lo), hi): a NaN x gives lo like the IR's max (x > lo ? x : lo).
-                let x = self.arg(d, 0)?;
-                let lo = self.arg(d, 1)?;
-                let hi = self.arg(d, 2)?;
+                let cl = Clamp::of(op);
+                let x = self.arg(d, cl.a())?;
+                let lo = self.arg(d, cl.lo())?;
+                let hi = self.arg(d, cl.hi())?;
                 let t = self.vec_op(Opcode::Max, &[&x, &lo]);
                 self.vec_op(Opcode::Min, &[&t, &hi])
             }
             OpCode::FMadLegacy => {
-                let a = self.arg(d, 0)?;
-                let b = self.arg(d, 1)?;
-                let c = self.arg(d, 2)?;
+                let a = self.arg(d, ar.a())?;
+                let b = self.arg(d, ar.b())?;
+                let c = self.arg(d, ar.c())?;
                 self.vec_op(Opcode::Mad, &[&a, &b, &c])
             }
             OpCode::FDotLegacy => {
-                let a = self.arg(d, 0)?;
-                let b = self.arg(d, 1)?;
+                let dot = Dot::of(op);
+                let a = self.arg(d, dot.a())?;
+                let b = self.arg(d, dot.b())?;
                 if a.len() != b.len() || a.is_empty() || a.len() > 4 {
                     return Err(self.diag(d, "dot product of mismatched vectors"));
                 }
                 self.dot(&a, &b)
             }
             OpCode::FRcp | OpCode::FRsq | OpCode::FExp2 | OpCode::FLog2 => {
-                let a = self.arg(d, 0)?;
+                let a = self.arg(d, ar.a())?;
                 let o = match op.opcode {
                     OpCode::FRcp => Opcode::Rcp,
                     OpCode::FRsq => Opcode::Rsq,
@@ -837,19 +846,19 @@ impl<'a> Lower<'a> {
                 self.scalar_op(o, &a)
             }
             // RoundMode NegativeInf = 4.
-            OpCode::FRound if op.operand_lit(1) == Some(4) => {
-                let a = self.arg(d, 0)?;
+            OpCode::FRound if FRound::of(op).mode() == Some(4) => {
+                let a = self.arg(d, FRound::of(op).a())?;
                 self.vec_op(Opcode::Flr, &[&a])
             }
             OpCode::FFract => {
-                let a = self.arg(d, 0)?;
+                let a = self.arg(d, ar.a())?;
                 let f = self.vec_op(Opcode::Flr, &[&a]);
                 let nf = neg(f);
                 self.vec_op(Opcode::Add, &[&a, &nf])
             }
             OpCode::FGe | OpCode::FLt | OpCode::FGt | OpCode::FLe => {
-                let a = self.arg(d, 0)?;
-                let b = self.arg(d, 1)?;
+                let a = self.arg(d, ar.a())?;
+                let b = self.arg(d, ar.b())?;
                 match op.opcode {
                     OpCode::FGe => self.vec_op(Opcode::Sge, &[&a, &b]),
                     OpCode::FLt => self.vec_op(Opcode::Slt, &[&a, &b]),
@@ -858,8 +867,8 @@ impl<'a> Lower<'a> {
                 }
             }
             OpCode::FEq | OpCode::FNe => {
-                let a = self.arg(d, 0)?;
-                let b = self.arg(d, 1)?;
+                let a = self.arg(d, ar.a())?;
+                let b = self.arg(d, ar.b())?;
                 let ge = self.vec_op(Opcode::Sge, &[&a, &b]);
                 let le = self.vec_op(Opcode::Sge, &[&b, &a]);
                 let eq = self.vec_op(Opcode::Mul, &[&ge, &le]);
@@ -871,8 +880,8 @@ impl<'a> Lower<'a> {
                 }
             }
             OpCode::BAnd | OpCode::BOr => {
-                let a = self.arg(d, 0)?;
-                let b = self.arg(d, 1)?;
+                let a = self.arg(d, ar.a())?;
+                let b = self.arg(d, ar.b())?;
                 let o = if op.opcode == OpCode::BAnd {
                     Opcode::Mul
                 } else {
@@ -881,15 +890,16 @@ impl<'a> Lower<'a> {
                 self.vec_op(o, &[&a, &b])
             }
             OpCode::BNot => {
-                let a = self.arg(d, 0)?;
+                let a = self.arg(d, ar.a())?;
                 let one = Self::splat(1.0, a.len());
                 self.vec_op(Opcode::Add, &[&one, &neg(a)])
             }
             OpCode::Select => {
                 // c·a + (1 − c)·b with the legacy multiply (0 · x = 0).
-                let c = self.arg(d, 0)?;
-                let a = self.arg(d, 1)?;
-                let b = self.arg(d, 2)?;
+                let sel = Select::of(op);
+                let c = self.arg(d, sel.cond())?;
+                let a = self.arg(d, sel.if_true())?;
+                let b = self.arg(d, sel.if_false())?;
                 let c: Comps = if c.len() == 1 && a.len() > 1 {
                     (0..a.len()).map(|_| c[0]).collect()
                 } else {
@@ -916,16 +926,16 @@ impl<'a> Lower<'a> {
 
     fn input_load(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
         let op = self.m.op(d);
-        let decl = op
-            .operand_def(0)
-            .ok_or_else(|| self.diag(d, "no declaration"))?;
+        let load = Load::of(op);
+        let decl = load.base().ok_or_else(|| self.diag(d, "no declaration"))?;
         let dop = self.m.op(decl);
         let width = flat_size(&op.ty).unwrap_or(0) as usize;
         match dop.opcode {
             OpCode::DclInput => {
-                let loc = dop.operand_lit(1).unwrap_or(0) as u8;
-                let c0 = dop.operand_lit(2).unwrap_or(0) as u8;
-                let first = match op.operand_def(1) {
+                let input = DclInput::of(dop);
+                let loc = input.location().unwrap_or(0) as u8;
+                let c0 = input.component().unwrap_or(0) as u8;
+                let first = match load.address() {
                     None => 0,
                     Some(a) => const_index(self.m, Some(a))
                         .ok_or_else(|| self.diag(d, "dynamically indexed input"))?
@@ -939,9 +949,10 @@ impl<'a> Lower<'a> {
                     .collect())
             }
             OpCode::DclInputBuiltIn
-                if dop.operand_lit(1) == Some(BuiltIn::LegacyConstFloat.to_u64()) =>
+                if DclInputBuiltIn::of(dop).builtin()
+                    == Some(BuiltIn::LegacyConstFloat.to_u64()) =>
             {
-                let (idx, comp) = self.element_address(op.operand_def(1));
+                let (idx, comp) = self.element_address(load.address());
                 let (Some(idx), Some(comp)) = (idx, comp) else {
                     return Err(self.diag(
                         d,
@@ -976,12 +987,16 @@ impl<'a> Lower<'a> {
     /// of two constants, or a two-component constant.
     fn element_address(&self, a: Option<SsaDef>) -> (Option<u64>, Option<u64>) {
         match a.map(|a| self.m.op(a)) {
-            Some(aop) if aop.opcode == OpCode::CompositeConstruct => (
-                const_index(self.m, aop.operand_def(0)),
-                const_index(self.m, aop.operand_def(1)),
-            ),
+            Some(aop) if aop.opcode == OpCode::CompositeConstruct => {
+                let members = CompositeConstruct::of(aop).members();
+                (
+                    const_index(self.m, members.first().and_then(|o| o.as_ref())),
+                    const_index(self.m, members.get(1).and_then(|o| o.as_ref())),
+                )
+            }
             Some(aop) if aop.opcode == OpCode::Constant && aop.operands.len() == 2 => {
-                (aop.operand_lit(0), aop.operand_lit(1))
+                let values = Constant::of(aop);
+                (values.scalar(0), values.scalar(1))
             }
             _ => (const_index(self.m, a), Some(0)),
         }
@@ -989,8 +1004,9 @@ impl<'a> Lower<'a> {
 
     fn buffer_load(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
         let op = self.m.op(d);
-        let decl = match op.operand_def(0).map(|x| self.m.op(x)) {
-            Some(dop) if dop.opcode == OpCode::DescriptorLoad => dop.operand_def(0),
+        let load = AlignedLoad::of(op);
+        let decl = match load.base().map(|x| self.m.op(x)) {
+            Some(dop) if dop.opcode == OpCode::DescriptorLoad => DescriptorLoad::of(dop).decl(),
             _ => None,
         }
         .ok_or_else(|| self.diag(d, "buffer load without a descriptor"))?;
@@ -1002,11 +1018,11 @@ impl<'a> Lower<'a> {
             return Err(self.diag(d, "integer constant-buffer data"));
         }
         let binding = irc_backend::ResourceBinding {
-            space: dop.operand_lit(1).unwrap_or(0) as u32,
-            register: dop.operand_lit(2).unwrap_or(0) as u32,
+            space: DclBinding::of(dop).space().unwrap_or(0) as u32,
+            register: DclBinding::of(dop).register().unwrap_or(0) as u32,
         };
         let width = flat_size(&op.ty).unwrap_or(0) as usize;
-        let (Some(e), Some(c)) = self.element_address(op.operand_def(1)) else {
+        let (Some(e), Some(c)) = self.element_address(load.address()) else {
             return Err(self.diag(
                 d,
                 "dynamically indexed constant buffers (MOVA) are not lowered yet",
@@ -1020,16 +1036,15 @@ impl<'a> Lower<'a> {
 
     fn output_store(&mut self, d: SsaDef) -> Result<(), Diagnostic> {
         let op = self.m.op(d);
-        let decl = op
-            .operand_def(0)
-            .ok_or_else(|| self.diag(d, "no declaration"))?;
-        let first = match op.operand_def(1) {
+        let store = Store::of(op);
+        let decl = store.base().ok_or_else(|| self.diag(d, "no declaration"))?;
+        let first = match store.address() {
             None => 0,
             Some(a) => const_index(self.m, Some(a))
                 .ok_or_else(|| self.diag(d, "dynamically indexed output"))?
                 as usize,
         };
-        let v = self.arg(d, 2)?;
+        let v = self.arg(d, store.value())?;
         let Some(out) = self.outputs.get_mut(&decl) else {
             return Err(self.diag(d, "store to an undeclared output"));
         };
