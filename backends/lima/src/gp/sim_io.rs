@@ -31,8 +31,7 @@
 //! §11), strict.
 
 use irc_backend::reflection::{
-    IoSource, OutputBinding, Reflection, TargetReflection, UniformBinding, UniformSource,
-    VaryingBinding,
+    IoSource, OutputBinding, Reflection, TargetReflection, UniformBinding, VaryingBinding,
 };
 use irc_backend::{
     InvocationOutputs, IoName, IoValues, Output, SimConfig, SimError, SimInputs, SimOutputs,
@@ -105,7 +104,7 @@ impl Simulator for GpSim {
             let mut values = IoValues::new();
             for o in &refl.outputs {
                 let v = output_value(o, &r.varyings, &r.written, &gp)?;
-                let (name, first) = io_name(o.target);
+                let (name, first) = IoName::of(o.target);
                 for (i, x) in v.iter().take(usize::from(o.components)).enumerate() {
                     values.insert((name, first + i as u32), x.to_bits());
                 }
@@ -116,16 +115,6 @@ impl Simulator for GpSim {
             });
         }
         Ok(out)
-    }
-}
-
-fn io_name(s: IoSource) -> (IoName, u32) {
-    match s {
-        IoSource::Location {
-            location,
-            component,
-        } => (IoName::Location(location), component),
-        IoSource::BuiltIn(b) => (IoName::BuiltIn(b), 0),
     }
 }
 
@@ -194,7 +183,7 @@ fn attributes(
                 v.source, v.slot, v.lane, v.components
             ));
         }
-        let (name, first) = io_name(v.source);
+        let (name, first) = IoName::of(v.source);
         for i in 0..u32::from(v.components) {
             let bits = io.get(&(name, first + i)).ok_or_else(|| {
                 format!(
@@ -234,52 +223,11 @@ pub fn uniforms(
     }
     let mut u = vec![[0.0; 4]; n as usize];
     for UniformBinding { slot, source } in &refl.uniforms {
-        u[*slot as usize] = uniform_value(inputs, source)?;
+        u[*slot as usize] = irc_backend::sim::uniform_value(inputs, source)?;
     }
     if let Some(s) = gp.viewport {
         u[s as usize] = VIEWPORT_SCALE;
         u[s as usize + 1] = VIEWPORT_TRANSLATE;
     }
     Ok(u)
-}
-
-fn uniform_value(inputs: &SimInputs<'_>, src: &UniformSource) -> Result<[f32; 4], String> {
-    Ok(match src {
-        UniformSource::Literal(v) => *v,
-        UniformSource::Legacy { kind, index } => {
-            let reg = inputs
-                .legacy_constants
-                .get(&(*kind, *index))
-                .copied()
-                .unwrap_or_default();
-            match kind {
-                BuiltIn::LegacyConstBool => [f32::from(u8::from(reg[0] != 0)); 4],
-                BuiltIn::LegacyConstInt => reg.map(|d| d as i32 as f32),
-                BuiltIn::LegacyConstFloat => reg.map(f32::from_bits),
-                _ => {
-                    return Err(format!(
-                        "uniform: {kind:?} is not a D3D9 constant register file"
-                    ))
-                }
-            }
-        }
-        UniformSource::ConstantBuffer {
-            binding,
-            vec4_index,
-            int_lanes,
-        } => {
-            let words = inputs.constant_buffers.get(binding);
-            std::array::from_fn(|i| {
-                let d = words
-                    .and_then(|d| d.get(*vec4_index as usize * 4 + i))
-                    .copied()
-                    .unwrap_or(0);
-                if int_lanes >> i & 1 != 0 {
-                    d as i32 as f32
-                } else {
-                    f32::from_bits(d)
-                }
-            })
-        }
-    })
 }
