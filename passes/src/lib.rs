@@ -10,6 +10,7 @@ pub mod const_fold;
 pub mod dce;
 pub mod dead_io;
 pub mod dissolve_loops;
+pub mod float_facts;
 #[cfg(test)]
 mod fold_tests;
 pub mod fold_util;
@@ -32,6 +33,7 @@ pub mod propagate_types;
 pub mod registry;
 pub mod scratch_to_regs;
 pub mod simplify;
+pub mod trim_legacy_guards;
 pub mod types_util;
 pub mod unroll;
 pub mod vectorize;

@@ -60,6 +60,11 @@ pub static PASSES: &[PassInfo] = &[
         run: crate::propagate_types::run,
     },
     PassInfo {
+        name: "trim-legacy-guards",
+        description: "D3D9 legacy multiplies whose zero guards are provably identities to IEEE ops",
+        run: crate::trim_legacy_guards::run,
+    },
+    PassInfo {
         name: "lower-legacy",
         description: "D3D9 legacy multiply/mad/pow/log2 to IEEE ops, unless the target has them",
         run: crate::lower_legacy::run,

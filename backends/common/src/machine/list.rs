@@ -33,18 +33,26 @@ pub fn list_schedule<O: MachOp, B: Bundle<O>>(
     let mut done = 0;
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by_key(|&i| (!urgent(&ops[i]), std::cmp::Reverse(d.height[i]), i));
+    // Position of every op in the priority order: each bundle offers the window's unplaced
+    // ops sorted by it (the same order as walking `order`, in O(window log window) instead of
+    // O(n) per bundle, so that long blocks schedule in near-linear time).
+    let mut rank = vec![0usize; n];
+    for (r, &i) in order.iter().enumerate() {
+        rank[i] = r;
+    }
     let mut first = 0;
+    let mut candidates: Vec<usize> = Vec::with_capacity(window.max(1));
     while done < n {
         while first < n && at[first] != usize::MAX {
             first += 1;
         }
-        let limit = first + window.max(1);
+        let limit = (first + window.max(1)).min(n);
         let k = bundles.len();
         let mut bundle = B::default();
-        for &i in &order {
-            if at[i] != usize::MAX || i >= limit {
-                continue;
-            }
+        candidates.clear();
+        candidates.extend((first..limit).filter(|&i| at[i] == usize::MAX));
+        candidates.sort_unstable_by_key(|&i| rank[i]);
+        for &i in &candidates {
             if d.preds[i].iter().any(|&p| at[p] >= k) {
                 continue;
             }

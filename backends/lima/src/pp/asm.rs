@@ -291,5 +291,6 @@ fn parse_line(text: &str) -> R<(Instruction, Option<(Target, usize)>)> {
         }
         last = Some((rank, mn.s));
     }
+    instr.canonicalize_unused();
     Ok((instr, target))
 }

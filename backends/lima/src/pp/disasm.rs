@@ -44,7 +44,9 @@
 //!   `fb_depth $n`.
 //! * branch: `branch[.COND ARG0 ARG1] TARGET` (COND one of `nv lt eq le gt ne ge`; none = unconditional;
 //!   TARGET is the absolute word offset = instruction offset + relative target); `discard`.
-//! * constants: `const0 X Y Z W`, `const1 …`, each `%f` (6 decimals).
+//! * constants: `const0 X Y Z W`, `const1 …`, each `%f` (6 decimals) when that parses back to the same
+//!   fp16 bits, else the shortest decimal that does; `inf`, `nan`; other NaNs as raw bits `0xHHHH`
+//!   (an extension of Mesa's syntax, which prints every value with `%f`).
 //!
 //! Not printed (derivable or unknown): control `count`/`next_count`/`prefetch`, branch `next_count`, unknown
 //! fields. Deviations from Mesa: `^vmul`/`^fmul` instead of Mesa's `^v0`/`^s0` for mul_in, explicit `^vmul`,
@@ -497,15 +499,32 @@ fn branch(b: &Branch, offset: u32) -> String {
     }
 }
 
-/// C `%f` formatting of an fp16 value.
+/// An fp16 constant as text that parses back to the same bits: C `%f` (Mesa's format) when
+/// that is exact, else the shortest decimal of its f32 value (small values such as `0.000123`
+/// lose digits in `%f`), `inf`/`-inf`, `nan`/`-nan` for the canonical quiet NaNs and `0xHHHH`
+/// (the raw bits) for any other NaN.
 fn c_float(v: f16) -> String {
     let f = v.to_f32();
     if f.is_nan() {
-        if f.is_sign_negative() { "-nan" } else { "nan" }.into()
+        if v.to_bits() == f16::NAN.to_bits() {
+            "nan".into()
+        } else if v.to_bits() == (-f16::NAN).to_bits() {
+            "-nan".into()
+        } else {
+            format!("0x{:04x}", v.to_bits())
+        }
     } else if f.is_infinite() {
         if f < 0.0 { "-inf" } else { "inf" }.into()
     } else {
-        format!("{f:.6}")
+        let c = format!("{f:.6}");
+        let exact = c
+            .parse::<f64>()
+            .is_ok_and(|p| f16::from_f64(p).to_bits() == v.to_bits());
+        if exact {
+            c
+        } else {
+            format!("{f}")
+        }
     }
 }
 

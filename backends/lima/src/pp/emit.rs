@@ -686,5 +686,6 @@ fn emit_instr(
             modifier: OutMod::None,
         });
     }
+    ins.canonicalize_unused();
     Ok((ins, target))
 }

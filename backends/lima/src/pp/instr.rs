@@ -370,7 +370,62 @@ impl Instruction {
     pub const fn words(&self) -> u32 {
         self.control.count as u32
     }
+
+    /// Sets the operand fields the disassembly does not show to the one encoding the
+    /// assembler writes, so that `asm(disasm(code)) == code`: the unused second source of a
+    /// one-source vec4 op is `$0` with arg0's swizzle ([`unused_vec4_src`]), of a one-source
+    /// scalar op `$0.x`; a `mul_in` first source is register 0.
+    pub fn canonicalize_unused(&mut self) {
+        if let Some(m) = &mut self.vec4_mul {
+            if m.op.num_srcs() < 2 {
+                m.arg1 = unused_vec4_src(&m.arg0);
+            }
+        }
+        if let Some(m) = &mut self.float_mul {
+            if m.op.num_srcs() < 2 {
+                m.arg1 = ZERO_SCALAR_SRC;
+            }
+        }
+        if let Some(a) = &mut self.vec4_acc {
+            if a.mul_in {
+                a.arg0.reg = Vec4Reg::Gpr(0);
+            }
+            if a.op.num_srcs() < 2 {
+                a.arg1 = unused_vec4_src(&a.arg0);
+            }
+        }
+        if let Some(a) = &mut self.float_acc {
+            if a.op.num_srcs() < 2 {
+                a.arg1 = ZERO_SCALAR_SRC;
+            }
+        }
+        if let Some(Combine::Scalar { op, arg1, .. }) = &mut self.combine {
+            if op.num_srcs() < 2 {
+                *arg1 = ZERO_SCALAR_SRC;
+            }
+        }
+    }
 }
+
+/// The unused second operand of a one-source vec4 op: `$0`, no abs/neg, and arg0's swizzle.
+/// The hardware ignores it; Mesa's codegen leaves it all-zero, which with arg0 `.xxxx` is what
+/// reference §17.1 (PP_CLEAR_PROGRAM) shows, while §17.2 (@3, arg0 `^texture` identity) has
+/// swizzle 0xE4 — copying arg0's swizzle reproduces both.
+pub fn unused_vec4_src(arg0: &Vec4Src) -> Vec4Src {
+    Vec4Src {
+        reg: Vec4Reg::Gpr(0),
+        swizzle: arg0.swizzle,
+        abs: false,
+        neg: false,
+    }
+}
+
+/// The unused second operand of a one-source scalar op: `$0.x`, no abs/neg.
+pub const ZERO_SCALAR_SRC: ScalarSrc = ScalarSrc {
+    reg: ScalarReg(0),
+    abs: false,
+    neg: false,
+};
 
 /// Word offset of every instruction of a program (from the `count` fields).
 pub fn instruction_offsets(program: &[Instruction]) -> Vec<u32> {

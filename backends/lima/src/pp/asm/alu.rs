@@ -8,16 +8,8 @@ use super::operands::*;
 use super::units::*;
 use super::Target;
 
-/// The unused second operand of a one-source vec4 op: `$0`, no abs/neg, and arg0's swizzle. The hardware
-/// ignores it; Mesa's codegen leaves it all-zero, which with arg0 `.xxxx` is what §17.1 (PP_CLEAR_PROGRAM)
-/// shows, while §17.2 (@3, arg0 `^texture` identity) has swizzle 0xE4 — copying arg0's swizzle reproduces both.
 pub(super) fn unused_vsrc(arg0: &Vec4Src) -> Vec4Src {
-    Vec4Src {
-        reg: Vec4Reg::Gpr(0),
-        swizzle: arg0.swizzle,
-        abs: false,
-        neg: false,
-    }
+    unused_vec4_src(arg0)
 }
 
 pub(super) fn zero_ssrc() -> ScalarSrc {

@@ -69,6 +69,16 @@ pub(super) fn float(w: Word<'_>) -> R<f16> {
         "-nan" => return Ok(-f16::NAN),
         "inf" => return Ok(f16::INFINITY),
         "-inf" => return Ok(f16::NEG_INFINITY),
+        s if s.starts_with("0x") => {
+            return u16::from_str_radix(&s[2..], 16)
+                .map(f16::from_bits)
+                .map_err(|_| {
+                    PErr::new(
+                        w.at,
+                        format!("expected 4 hex digits of fp16 bits, found `{s}`"),
+                    )
+                });
+        }
         s if s
             .bytes()
             .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b)) =>
