@@ -330,3 +330,25 @@ fn writer_refuses_forward_references_the_reader_rejects() {
         "{e}"
     );
 }
+
+/// Fuzz finding (tools/fuzz, ir_text): the text parser takes a number for an enum literal
+/// (`EntryPoint %f 3`), the reader rejects values the enum does not define; the writer wrote
+/// it anyway. The writer now refuses.
+#[test]
+fn writer_refuses_enum_values_the_reader_rejects() {
+    let src =
+        "%1 = EntryPoint %2 3\n%2 = Function\n%3 = Label None\n%4 = Return\n%5 = FunctionEnd\n";
+    let m = irc_ir::text::parse(src).unwrap();
+    let e = write(&m).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            irc_ir::binary::WriteError::InvalidLiteral {
+                operand: 1,
+                value: 3,
+                ..
+            }
+        ),
+        "{e}"
+    );
+}

@@ -17,7 +17,7 @@ use super::vle;
 use crate::entities::SsaDef;
 use crate::module::Module;
 use crate::op::{Op, Operand};
-use crate::opcode::OpCode;
+use crate::opcode::{LitKind, OpCode};
 use crate::types::{ScalarType, Type, MAX_ARRAY_DIMS, MAX_STRUCT_MEMBERS};
 use cranelift_entity::EntityRef;
 
@@ -120,7 +120,23 @@ impl Writer {
                             });
                         }
                     },
-                    Operand::Lit(v) => v as i64,
+                    Operand::Lit(v) => {
+                        // The reader's rule: enum and flag literals hold defined values.
+                        let valid = match op.opcode.literal_kind(i - fl) {
+                            Some(LitKind::Enum(kind)) => kind.is_valid(v),
+                            Some(LitKind::Flags(kind)) => kind.is_valid(v),
+                            _ => true,
+                        };
+                        if !valid {
+                            return Err(WriteError::InvalidLiteral {
+                                def: d,
+                                opcode: op.opcode,
+                                operand: i,
+                                value: v,
+                            });
+                        }
+                        v as i64
+                    }
                 };
                 vle::push(out, v);
             }
