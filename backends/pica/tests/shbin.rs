@@ -332,3 +332,18 @@ fn overlapping_tables_cannot_amplify_a_small_file() {
     assert_eq!(sh.dvles[0].uniforms.len(), 5);
     assert_eq!(sh.dvles[0].uniforms[0].name, "aaa");
 }
+
+/// Fuzz finding (tools/fuzz, pica_shbin, overflow checks on): a uniform spanning registers
+/// 0..=0xFFFF overflowed the u16 size computation of the disassembler.
+#[test]
+fn uniform_spanning_every_register_disassembles() {
+    let mut sh = assemble(RENDER2D).unwrap();
+    for (first, last) in [(0, 0xFFFF), (0x10, 0xFFFF), (0xFFFF, 0)] {
+        let u = &mut sh.dvles[0].uniforms[0];
+        (u.first, u.last) = (first, last);
+        let texts = disassemble_shbin(&sh).unwrap();
+        if first == 0x10 {
+            assert!(texts[0].contains("[65520]"), "{}", texts[0]);
+        }
+    }
+}
