@@ -28,6 +28,12 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::collections::BTreeMap;
 
+/// The most bytes one declaration (scratch array, shared memory, input, output, buffer
+/// view, constant) may occupy: 16× Direct3D's largest (64 KiB constant buffers and indexable
+/// temporaries). A run of a module declaring more traps before allocating anything, so a
+/// small module cannot make the interpreter allocate gigabytes per lane.
+pub const MAX_DECLARATION_BYTES: u64 = 1 << 20;
+
 /// Limits of a run.
 #[derive(Clone, Copy, Debug)]
 pub struct RunConfig {
@@ -175,6 +181,18 @@ impl<'m, 'i> Interp<'m, 'i> {
         } else {
             return Err(Trap::new(self.p.entry_point, TrapKind::UnsupportedStage));
         };
+        for d in self.p.m.declarations() {
+            let bytes = crate::access::type_size(&self.p.m.op(d).ty);
+            if bytes > MAX_DECLARATION_BYTES {
+                return Err(Trap::bad(
+                    d,
+                    format!(
+                        "declares {bytes} bytes, over the interpreter's limit of \
+                         {MAX_DECLARATION_BYTES} per declaration"
+                    ),
+                ));
+            }
+        }
         crate::resources::init_memory(self)?;
         for l in 0..n {
             let lane = self.new_lane(l)?;

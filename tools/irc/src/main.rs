@@ -8,6 +8,7 @@
 //! with a non-zero exit code.
 
 mod asm;
+mod atomic;
 mod batch;
 mod bench;
 mod bench_pipeline;
