@@ -200,6 +200,23 @@ fn emit_op(op: &MOp, alloc: &Allocation, lit_base: u8) -> Result<Instr, Diagnost
     })
 }
 
+/// `mov rN.m, rN` reading every enabled component from itself, unnegated, not indexed.
+fn is_self_move(i: &Instr) -> bool {
+    match *i {
+        Instr::Unary {
+            op: Opcode::Mov,
+            dst,
+            src,
+            index: AddrIndex::None,
+        } => {
+            let same_reg =
+                matches!((dst.reg, src.reg), (DstReg::Temp(a), SrcReg::Temp(b)) if a == b);
+            same_reg && !src.negate && (0..4).all(|c| !dst.mask.has(c) || src.swizzle.comp(c) == c)
+        }
+        _ => false,
+    }
+}
+
 /// Compiles an optimized module.
 pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diagnostic> {
     let lowered = lower::lower(module)?;
@@ -207,7 +224,11 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
     let (alloc, _) = regalloc::allocate(prog)?;
     let mut instrs = Vec::with_capacity(prog.ops.len() + 1);
     for op in &prog.ops {
-        instrs.push(emit_op(op, &alloc, lowered.literal_base)?);
+        let i = emit_op(op, &alloc, lowered.literal_base)?;
+        // A copy the allocator coalesced (`mov r0.x, r0.x`) does nothing.
+        if !is_self_move(&i) {
+            instrs.push(i);
+        }
     }
     instrs.push(Instr::END);
     if let Some(i) = instrs

@@ -770,7 +770,12 @@ impl<'a> Lower<'a> {
             n => {
                 // DPH: dot(s1.xyz, s2.xyz) + s2.w, when one side's w is the literal 1.
                 let one = |v: &[C]| n == 4 && v[3].loc == Loc::Lit(1f32.to_bits());
-                let (op, a, b) = if one(a) {
+                // A literal ±0 term adds nothing under the legacy multiply (0 · x = 0 for every
+                // x, inf and NaN included): DP3.
+                let zero = |v: &[C]| n == 4 && matches!(v[3].loc, Loc::Lit(b) if b << 1 == 0);
+                let (op, a, b) = if zero(a) || zero(b) {
+                    (Opcode::Dp3, &a[..3], &b[..3])
+                } else if one(a) {
                     (Opcode::Dph, &a[..3], b)
                 } else if one(b) {
                     (Opcode::Dph, &b[..3], a)
@@ -1355,10 +1360,24 @@ impl<'a> Lower<'a> {
     }
 }
 
-/// Lets the op computing a value write the output register directly when the value is read
-/// only by one output MOV that takes each of its components once, unnegated: the op's
-/// destination becomes the output's lanes (component-wise operands permuted to match), and the
-/// MOV goes. Each output component is still written exactly once.
+/// Which sources of `op` to negate so that it computes the negated result exactly (`None`:
+/// no such sources, e.g. MAX, FLR, RCP at ±0).
+fn negating_sources(op: Opcode) -> Option<&'static [usize]> {
+    match op {
+        Opcode::Mov | Opcode::Mul | Opcode::Dp3 | Opcode::Dp4 => Some(&[0]),
+        Opcode::Dph | Opcode::Dphi => Some(&[1]),
+        Opcode::Add => Some(&[0, 1]),
+        Opcode::Mad | Opcode::Madi => Some(&[0, 2]),
+        _ => None,
+    }
+}
+
+/// Copy folding: lets the op computing a value write the copy's destination directly — an
+/// output register, or the lanes of a register built from several values — when the value is
+/// read only by that one MOV, which takes each of its components once: the op's destination
+/// becomes the copy's (component-wise operands permuted to match; a negated copy negates the
+/// op's sources where that is exact), and the MOV goes. Each output component is still written
+/// exactly once.
 fn fold_output_moves(p: &mut Program) {
     let n = p.vregs.len();
     let mut reads = vec![0u32; n];
@@ -1375,19 +1394,28 @@ fn fold_output_moves(p: &mut Program) {
     }
     let mut folded: Vec<usize> = Vec::new();
     for m in 0..p.ops.len() {
-        let (Dst::Out(o, lanes), [src]) = (p.ops[m].dst, &p.ops[m].srcs[..]) else {
-            continue;
+        let lanes = match p.ops[m].dst {
+            Dst::Out(_, lanes) | Dst::V(_, lanes) => lanes,
+            Dst::A0(_) => continue,
         };
-        let src = *src;
+        let [src] = p.ops[m].srcs[..] else { continue };
         let Reg::V(t) = src.reg else { continue };
-        if p.ops[m].op != Opcode::Mov || src.neg || reads[t.index()] != 1 {
+        if p.ops[m].op != Opcode::Mov || reads[t.index()] != 1 {
+            continue;
+        }
+        if p.ops[m].dst == Dst::V(t, lanes) {
             continue;
         }
         let [pi] = defs[t.index()][..] else { continue };
         let Dst::V(_, def_mask) = p.ops[pi].dst else {
             continue;
         };
-        // lane j of the output takes component comp[j] of t.
+        let negate = match (src.neg, negating_sources(p.ops[pi].op)) {
+            (false, _) => &[][..],
+            (true, Some(which)) => which,
+            (true, None) => continue,
+        };
+        // lane j of the destination takes component comp[j] of t.
         let mut used = 0u8;
         let mut injective = true;
         for j in (0..4).filter(|j| lanes & (1 << j) != 0) {
@@ -1398,6 +1426,7 @@ fn fold_output_moves(p: &mut Program) {
         if !injective || used != def_mask {
             continue;
         }
+        let dst = p.ops[m].dst;
         let producer = &mut p.ops[pi];
         if producer.componentwise() {
             for s in &mut producer.srcs {
@@ -1410,7 +1439,15 @@ fn fold_output_moves(p: &mut Program) {
                 s.n = 4;
             }
         }
-        producer.dst = Dst::Out(o, lanes);
+        for &i in negate {
+            producer.srcs[i].neg = !producer.srcs[i].neg;
+        }
+        producer.dst = dst;
+        if let Dst::V(u, _) = dst {
+            defs[u.index()].retain(|&i| i != m);
+            defs[u.index()].push(pi);
+        }
+        defs[t.index()].clear();
         folded.push(m);
     }
     let mut dead = vec![false; p.ops.len()];
