@@ -1,0 +1,1169 @@
+//! Lowering: an optimized IR module (after the `opt:agal` pipeline) → [`MProgram`], AGAL
+//! machine ops on virtual registers.
+//!
+//! Every IR value is a list of *component sources* ([`Comp`]): a virtual-register component,
+//! a literal, a constant-register lane or an input-register lane. Extracting and constructing
+//! vectors only rearranges them. An op takes each operand as one register with a swizzle
+//! ([`MSrc`]); components living in different places are first gathered into a fresh virtual
+//! register by moves. Literals go to the constant pool ([`io::Io::literal_vec`]).
+//!
+//! The emit rules of the runtime validator that do not depend on register numbers are kept
+//! here: at most one constant operand per instruction, no constant operand for single-source
+//! ops other than `mov` (the constant is moved to a temporary first), `nrm`/`crs` results in
+//! lanes `xyz` and `tex` results in `xyzw` of their register (fixed-lane virtual registers),
+//! and one full-mask write of each output at the end of the program.
+//!
+//! AGAL has no source modifiers: `neg`, `abs`, `sat` are instructions. The program is straight
+//! line (the `agal` capabilities have no branches): a module with more than one block is
+//! unsupported.
+
+pub mod io;
+
+use irc_backend::reflection::ResourceBinding;
+use irc_backend::{Diagnostic, IoSource, Reflection, SamplerKind};
+use irc_ir::analysis::cfg::{self, Cfg};
+use irc_ir::{BuiltIn, Module, OpCode, ResourceKind, ScalarType, ShaderStage, SsaDef};
+use rustc_hash::FxHashMap;
+
+use crate::isa::{Opcode, ShaderKind};
+use io::{flat_size, Io, UniformLayout};
+
+/// One scalar component of an IR value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Comp {
+    /// Component `c` of virtual register `v`.
+    V(u32, u8),
+    /// A literal (pooled when an instruction reads it).
+    Lit(f32),
+    /// Lane of constant register `fc`/`vc<slot>`.
+    Const(u32, u8),
+    /// Lane of input register `v<slot>` (fragment) / `va<slot>` (vertex).
+    Input(u32, u8),
+}
+
+/// Where an operand's register is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Base {
+    V(u32),
+    Const(u32),
+    Input(u32),
+}
+
+/// An operand: a register and, per position, the component read (positions are result
+/// components for lane-wise ops, operand lanes for the others).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MSrc {
+    pub base: Base,
+    pub comps: Vec<u8>,
+}
+
+/// A destination.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MDst {
+    None,
+    /// Components `first..first + n` of a virtual register.
+    V {
+        v: u32,
+        first: u8,
+        n: u8,
+    },
+    /// Output register `oc<i>` / `op` / `v<i>` (vertex varying), all four lanes.
+    Out {
+        kind: OutKind,
+        index: u16,
+    },
+}
+
+/// Output register kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutKind {
+    /// `oc<i>` (fragment) / `op` (vertex).
+    Output,
+    /// Vertex varying `v<i>`.
+    Varying,
+}
+
+/// A machine op.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MInst {
+    pub op: Opcode,
+    pub dst: MDst,
+    pub srcs: Vec<MSrc>,
+    /// For `tex`.
+    pub sampler: Option<crate::instr::Sampler>,
+}
+
+impl MInst {
+    /// Whether source positions follow result components (else operand lanes).
+    pub fn lanewise(&self) -> bool {
+        !matches!(
+            self.op,
+            Opcode::Dp3 | Opcode::Dp4 | Opcode::Nrm | Opcode::Crs | Opcode::Tex | Opcode::Kil
+        )
+    }
+}
+
+/// A virtual register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VRegInfo {
+    pub width: u8,
+    /// Component `c` must be lane `c`.
+    pub fixed: bool,
+}
+
+/// The lowered program.
+#[derive(Debug, Default)]
+pub struct MProgram {
+    pub insts: Vec<MInst>,
+    pub vregs: Vec<VRegInfo>,
+    /// Whether an AGAL 2 opcode is used.
+    pub needs_v2: bool,
+}
+
+/// Result of lowering.
+#[derive(Debug)]
+pub struct Lowered {
+    pub program: MProgram,
+    pub reflection: Reflection,
+    pub kind: ShaderKind,
+    pub ir_ops: u32,
+}
+
+type Comps = Vec<Comp>;
+
+/// Lowers the entry point of `m` for `stage`.
+pub fn lower(m: &Module, stage: ShaderStage) -> Result<Lowered, Diagnostic> {
+    let entry = m
+        .declarations()
+        .find(|&d| m.opcode(d) == OpCode::EntryPoint)
+        .ok_or_else(|| Diagnostic::unsupported(None, "the module has no entry point"))?;
+    let ep = m.op(entry);
+    let st = ep.operands.last().and_then(|o| o.as_lit());
+    if st != Some(stage.0 as u64) {
+        return Err(Diagnostic::unsupported(
+            Some((entry, OpCode::EntryPoint)),
+            "shader stage not compiled by this target",
+        ));
+    }
+    let kind = if stage == ShaderStage::Pixel {
+        ShaderKind::Fragment
+    } else {
+        ShaderKind::Vertex
+    };
+    let func = ep
+        .operand_def(0)
+        .ok_or_else(|| Diagnostic::unsupported(None, "entry point without a function"))?;
+    let funcs = cfg::functions(m);
+    let range = funcs
+        .iter()
+        .find(|f| f.function == func)
+        .cloned()
+        .ok_or_else(|| Diagnostic::internal(Some((func, OpCode::Function)), "no body"))?;
+    for f in &funcs {
+        if f.function != func {
+            return Err(Diagnostic::unsupported(
+                Some((f.function, OpCode::Function)),
+                "functions must be inlined (AGAL has no calls)",
+            ));
+        }
+    }
+    let cfg = Cfg::build(m, range);
+    if let Some(&stray) = cfg.stray_ops().first() {
+        return Err(Diagnostic::unsupported(
+            Some((stray, m.opcode(stray))),
+            "op outside any block (unstructured function)",
+        ));
+    }
+    let blocks: Vec<_> = cfg.blocks().collect();
+    if blocks.len() != 1 {
+        let b = blocks.get(1).copied();
+        let at = b.map(|b| (cfg.label(b), OpCode::Label));
+        return Err(Diagnostic::unsupported(
+            at,
+            "control flow (AGAL 2 conditionals are not generated yet)",
+        ));
+    }
+    let mut l = Lower {
+        m,
+        kind,
+        prog: MProgram::default(),
+        values: FxHashMap::default(),
+        io: Io::new(m)?,
+        outputs: Vec::new(),
+        sampler_fields: FxHashMap::default(),
+    };
+    l.declare_outputs()?;
+    let ops = cfg.block(blocks[0]).ops.clone();
+    for d in ops {
+        l.lower_op(d)?;
+    }
+    l.finish_outputs()?;
+    let mut reflection = l.io.reflection();
+    reflection.outputs = l
+        .outputs
+        .iter()
+        .map(|o| irc_backend::OutputBinding {
+            target: o.source,
+            register: u32::from(o.index),
+            components: o.n,
+        })
+        .collect();
+    Ok(Lowered {
+        program: l.prog,
+        reflection,
+        kind,
+        ir_ops: m.code().count() as u32,
+    })
+}
+
+/// An output being assembled.
+#[derive(Debug)]
+struct OutSlot {
+    decl: SsaDef,
+    source: IoSource,
+    kind: OutKind,
+    index: u16,
+    n: u8,
+    comps: Vec<Option<Comp>>,
+}
+
+struct Lower<'a> {
+    m: &'a Module,
+    kind: ShaderKind,
+    prog: MProgram,
+    values: FxHashMap<SsaDef, Comps>,
+    io: Io,
+    outputs: Vec<OutSlot>,
+    /// Sampler index → the token's sampler field (one per register, #3696).
+    sampler_fields: FxHashMap<u32, crate::instr::Sampler>,
+}
+
+fn is_const(c: &[Comp], x: f32) -> bool {
+    !c.is_empty() && c.iter().all(|&s| s == Comp::Lit(x))
+}
+
+impl Lower<'_> {
+    fn diag(&self, d: SsaDef, msg: impl Into<String>) -> Diagnostic {
+        Diagnostic::unsupported(Some((d, self.m.opcode(d))), msg)
+    }
+
+    fn new_vreg(&mut self, width: u8, fixed: bool) -> u32 {
+        self.prog.vregs.push(VRegInfo { width, fixed });
+        self.prog.vregs.len() as u32 - 1
+    }
+
+    fn arg(&mut self, d: SsaDef, i: usize) -> Result<Comps, Diagnostic> {
+        let a = self
+            .m
+            .op(d)
+            .operand_def(i)
+            .ok_or_else(|| self.diag(d, format!("operand {i} missing")))?;
+        self.value(a)
+    }
+
+    fn value(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
+        if let Some(v) = self.values.get(&d) {
+            return Ok(v.clone());
+        }
+        match self.m.opcode(d) {
+            OpCode::Constant | OpCode::Undef => {
+                let c = self.constant(d)?;
+                self.values.insert(d, c.clone());
+                Ok(c)
+            }
+            o => Err(Diagnostic::internal(
+                Some((d, o)),
+                "value used before its definition was lowered",
+            )),
+        }
+    }
+
+    fn constant(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
+        let op = self.m.op(d);
+        let n = flat_size(&op.ty).ok_or_else(|| self.diag(d, "constant of unbounded type"))?;
+        if n > 64 {
+            return Err(self.diag(d, "constant aggregate too large"));
+        }
+        if op.opcode == OpCode::Undef {
+            return Ok((0..n).map(|_| Comp::Lit(0.0)).collect());
+        }
+        let mut scalars: Vec<ScalarType> = Vec::new();
+        for _ in 0..op.ty.array_dims().iter().product::<u32>().max(1) {
+            for m in op.ty.members() {
+                for _ in 0..m.vec_size() {
+                    scalars.push(m.scalar_type());
+                }
+            }
+        }
+        let lits: Vec<u64> = op.literals().collect();
+        let mut out = Comps::new();
+        for (i, t) in scalars.iter().enumerate() {
+            let bits = lits.get(i).copied().unwrap_or(0);
+            let x = match t {
+                ScalarType::Bool => f32::from(u8::from(bits != 0)),
+                ScalarType::F32 => f32::from_bits(bits as u32),
+                ScalarType::F64 => f64::from_bits(bits) as f32,
+                t if t.is_signed_int() => bits as i32 as f32,
+                t if t.is_int() => bits as u32 as f32,
+                _ => return Err(self.diag(d, format!("constant of type {t:?}"))),
+            };
+            out.push(Comp::Lit(x));
+        }
+        Ok(out)
+    }
+
+    // ---- operands ----------------------------------------------------------------------
+
+    /// One operand for `comps`, gathering them into a fresh register when they are not in one
+    /// place.
+    fn src(&mut self, comps: &[Comp]) -> MSrc {
+        if comps.iter().all(|c| matches!(c, Comp::Lit(_))) {
+            let vals: Vec<f32> = comps
+                .iter()
+                .map(|c| if let Comp::Lit(x) = c { *x } else { 0.0 })
+                .collect();
+            let (slot, lanes) = self.io.literal_vec(&vals);
+            return MSrc {
+                base: Base::Const(slot),
+                comps: lanes,
+            };
+        }
+        let base_of = |c: &Comp| match *c {
+            Comp::V(v, i) => Some((Base::V(v), i)),
+            Comp::Const(s, i) => Some((Base::Const(s), i)),
+            Comp::Input(s, i) => Some((Base::Input(s), i)),
+            Comp::Lit(_) => None,
+        };
+        if let Some((b0, _)) = base_of(&comps[0]) {
+            if comps
+                .iter()
+                .all(|c| base_of(c).is_some_and(|(b, _)| b == b0))
+            {
+                return MSrc {
+                    base: b0,
+                    comps: comps
+                        .iter()
+                        .filter_map(|c| base_of(c).map(|x| x.1))
+                        .collect(),
+                };
+            }
+        }
+        let t = self.gather(comps, false);
+        MSrc {
+            base: Base::V(t),
+            comps: (0..comps.len() as u8).collect(),
+        }
+    }
+
+    /// A fresh register holding `comps` (moves of runs coming from one place).
+    fn gather(&mut self, comps: &[Comp], fixed: bool) -> u32 {
+        let n = comps.len() as u8;
+        let v = self.new_vreg(n, fixed);
+        // Literals first, all in one register; then runs of components from one base.
+        let lit_idx: Vec<usize> = (0..comps.len())
+            .filter(|&i| matches!(comps[i], Comp::Lit(_)))
+            .collect();
+        let mut i = 0usize;
+        while i < comps.len() {
+            if matches!(comps[i], Comp::Lit(_)) {
+                // A run of literals.
+                let mut j = i + 1;
+                while j < comps.len() && matches!(comps[j], Comp::Lit(_)) {
+                    j += 1;
+                }
+                let s = self.src(&comps[i..j]);
+                self.push(
+                    Opcode::Mov,
+                    MDst::V {
+                        v,
+                        first: i as u8,
+                        n: (j - i) as u8,
+                    },
+                    vec![s],
+                );
+                i = j;
+                continue;
+            }
+            let same = |a: &Comp, b: &Comp| match (a, b) {
+                (Comp::V(x, _), Comp::V(y, _)) => x == y,
+                (Comp::Const(x, _), Comp::Const(y, _)) => x == y,
+                (Comp::Input(x, _), Comp::Input(y, _)) => x == y,
+                _ => false,
+            };
+            let mut j = i + 1;
+            while j < comps.len() && same(&comps[i], &comps[j]) {
+                j += 1;
+            }
+            let s = self.src(&comps[i..j]);
+            self.push(
+                Opcode::Mov,
+                MDst::V {
+                    v,
+                    first: i as u8,
+                    n: (j - i) as u8,
+                },
+                vec![s],
+            );
+            i = j;
+        }
+        let _ = lit_idx;
+        v
+    }
+
+    /// Appends an instruction, keeping the constant-operand rules: two constant operands or
+    /// a constant operand of a single-source op other than `mov` → the constant goes through
+    /// a temporary.
+    fn push(&mut self, op: Opcode, dst: MDst, mut srcs: Vec<MSrc>) {
+        let is_const = |s: &MSrc| matches!(s.base, Base::Const(_));
+        if op != Opcode::Mov && srcs.len() == 1 && is_const(&srcs[0]) {
+            srcs[0] = self.in_temp(&srcs[0]);
+        }
+        if srcs.len() == 2 && is_const(&srcs[0]) && is_const(&srcs[1]) {
+            srcs[1] = self.in_temp(&srcs[1]);
+        }
+        self.prog.insts.push(MInst {
+            op,
+            dst,
+            srcs,
+            sampler: None,
+        });
+    }
+
+    fn in_temp(&mut self, s: &MSrc) -> MSrc {
+        let n = s.comps.len() as u8;
+        let v = self.new_vreg(n, false);
+        self.prog.insts.push(MInst {
+            op: Opcode::Mov,
+            dst: MDst::V { v, first: 0, n },
+            srcs: vec![s.clone()],
+            sampler: None,
+        });
+        MSrc {
+            base: Base::V(v),
+            comps: (0..n).collect(),
+        }
+    }
+
+    /// A lane-wise op on `width` components: returns the result's components.
+    fn alu(&mut self, op: Opcode, args: &[&[Comp]], width: u8) -> Comps {
+        let srcs: Vec<MSrc> = args
+            .iter()
+            .map(|a| {
+                let c: Comps = (0..width as usize)
+                    .map(|i| if a.len() == 1 { a[0] } else { a[i] })
+                    .collect();
+                self.src(&c)
+            })
+            .collect();
+        let v = self.new_vreg(width, false);
+        self.push(
+            op,
+            MDst::V {
+                v,
+                first: 0,
+                n: width,
+            },
+            srcs,
+        );
+        (0..width).map(|c| Comp::V(v, c)).collect()
+    }
+
+    /// An op whose operands are read by lane (dp3, dp4, nrm, crs), with a result of `width`
+    /// components (`fixed`: in lanes 0..width).
+    fn vec_op(&mut self, op: Opcode, args: &[&[Comp]], width: u8, fixed: bool) -> Comps {
+        let srcs: Vec<MSrc> = args.iter().map(|a| self.src(a)).collect();
+        let v = self.new_vreg(width, fixed);
+        self.push(
+            op,
+            MDst::V {
+                v,
+                first: 0,
+                n: width,
+            },
+            srcs,
+        );
+        (0..width).map(|c| Comp::V(v, c)).collect()
+    }
+
+    fn dot(&mut self, a: &[Comp], b: &[Comp]) -> Comps {
+        match a.len() {
+            4 => self.vec_op(Opcode::Dp4, &[a, b], 1, false),
+            3 => self.vec_op(Opcode::Dp3, &[a, b], 1, false),
+            _ => {
+                let p = self.alu(Opcode::Mul, &[a, b], a.len() as u8);
+                let mut acc = vec![p[0]];
+                for c in &p[1..] {
+                    acc = self.alu(Opcode::Add, &[&acc, &[*c]], 1);
+                }
+                acc
+            }
+        }
+    }
+
+    /// `c ? a : b` with `c` 1.0/0.0 per component. A side that is a (finite) literal is
+    /// masked by a multiply (`a·c`, exact); any other side by clamping it into `[−K, K]`
+    /// with `K = 1/(1 − c) − 1` (+∞ when the side is taken, 0 when not), so that an infinite
+    /// value on the side not taken cannot turn the sum into NaN. The two masked sides are
+    /// added (one of them is ±0).
+    fn select(&mut self, c: &[Comp], a: &[Comp], b: &[Comp], width: u8) -> Comps {
+        if a == b {
+            return a.to_vec();
+        }
+        let lit = |x: &[Comp]| x.iter().all(|c| matches!(c, Comp::Lit(_)));
+        let nc = self.alu(Opcode::Sub, &[&[Comp::Lit(1.0)], c], width);
+        let mut sides = Vec::new();
+        let mut nans = Vec::new();
+        for (v, on, off) in [(a, c.to_vec(), nc.clone()), (b, nc.clone(), c.to_vec())] {
+            if is_const(v, 0.0) {
+                continue;
+            }
+            if lit(v) {
+                sides.push(self.alu(Opcode::Mul, &[v, &on], width));
+                continue;
+            }
+            // K = 1/off − 1: off = 0 (side taken) → +∞; off = 1 → 0.
+            let r = self.alu(Opcode::Rcp, &[&off], width);
+            let k = self.alu(Opcode::Sub, &[&r, &[Comp::Lit(1.0)]], width);
+            let nk = self.alu(Opcode::Sub, &[&[Comp::Lit(1.0)], &r], width);
+            let t = self.alu(Opcode::Min, &[v, &k], width);
+            sides.push(self.alu(Opcode::Max, &[&t, &nk], width));
+            // min/max drop a NaN: 1 where the taken side is NaN.
+            let n = self.alu(Opcode::Sne, &[v, v], width);
+            nans.push(self.alu(Opcode::Mul, &[&n, &on], width));
+        }
+        let mut r = match sides.len() {
+            2 => self.alu(Opcode::Add, &[&sides[0], &sides[1]], width),
+            1 => sides.pop().unwrap_or_default(),
+            _ => vec![Comp::Lit(0.0); width as usize],
+        };
+        if !nans.is_empty() {
+            // t = 1 where the result must be NaN: (1/(1 − t) − 1)·0 is NaN there, 0 elsewhere.
+            let t = if nans.len() == 2 {
+                self.alu(Opcode::Add, &[&nans[0], &nans[1]], width)
+            } else {
+                nans[0].clone()
+            };
+            let u = self.alu(Opcode::Sub, &[&[Comp::Lit(1.0)], &t], width);
+            let g = self.alu(Opcode::Rcp, &[&u], width);
+            let h = self.alu(Opcode::Sub, &[&g, &[Comp::Lit(1.0)]], width);
+            let z = self.alu(Opcode::Mul, &[&h, &[Comp::Lit(0.0)]], width);
+            r = self.alu(Opcode::Add, &[&r, &z], width);
+        }
+        r
+    }
+
+    // ---- ops -------------------------------------------------------------------------------
+
+    fn lower_op(&mut self, d: SsaDef) -> Result<(), Diagnostic> {
+        let op = self.m.op(d).clone();
+        let width = flat_size(&op.ty).unwrap_or(0).min(255) as u8;
+        let res: Comps = match op.opcode {
+            OpCode::Label
+            | OpCode::Return
+            | OpCode::FunctionEnd
+            | OpCode::Function
+            | OpCode::DebugName
+            | OpCode::DebugMemberName
+            | OpCode::Semantic
+            | OpCode::SetFpMode
+            | OpCode::DescriptorLoad
+            | OpCode::Drain => return Ok(()),
+            OpCode::Constant | OpCode::Undef => self.constant(d)?,
+            OpCode::CompositeExtract => {
+                let v = self.arg(d, 0)?;
+                let idx = op
+                    .operand_def(1)
+                    .and_then(|i| io::const_index(self.m, Some(i)))
+                    .ok_or_else(|| self.diag(d, "dynamic composite index"))?;
+                let src_ty = self.m.ty(op.operand_def(0).unwrap_or(d)).clone();
+                let per = flat_size(&src_ty.sub_type(idx as u32).unwrap_or(src_ty.clone()))
+                    .unwrap_or(1) as usize;
+                let start = if src_ty.is_struct() && !src_ty.is_array() {
+                    src_ty.members()[..idx as usize]
+                        .iter()
+                        .map(|m| usize::from(m.vec_size()))
+                        .sum()
+                } else {
+                    idx as usize * per
+                };
+                v.get(start..start + width as usize)
+                    .ok_or_else(|| self.diag(d, "composite index out of range"))?
+                    .to_vec()
+            }
+            OpCode::CompositeConstruct => {
+                let mut out = Comps::new();
+                for i in 0..op.operands.len() {
+                    out.extend(self.arg(d, i)?);
+                }
+                out
+            }
+            OpCode::ConvertFtoF => self.arg(d, 0)?,
+            OpCode::FNeg
+            | OpCode::FAbs
+            | OpCode::FRcp
+            | OpCode::FSqrt
+            | OpCode::FRsq
+            | OpCode::FExp2
+            | OpCode::FLog2
+            | OpCode::FSin
+            | OpCode::FCos
+            | OpCode::FFract => {
+                let a = self.arg(d, 0)?;
+                if let (OpCode::FNeg, true) =
+                    (op.opcode, a.iter().all(|c| matches!(c, Comp::Lit(_))))
+                {
+                    a.iter()
+                        .map(|c| {
+                            if let Comp::Lit(x) = c {
+                                Comp::Lit(-x)
+                            } else {
+                                *c
+                            }
+                        })
+                        .collect()
+                } else {
+                    let o = match op.opcode {
+                        OpCode::FNeg => Opcode::Neg,
+                        OpCode::FAbs => Opcode::Abs,
+                        OpCode::FRcp => Opcode::Rcp,
+                        OpCode::FSqrt => Opcode::Sqt,
+                        OpCode::FRsq => Opcode::Rsq,
+                        OpCode::FExp2 => Opcode::Exp,
+                        OpCode::FLog2 => Opcode::Log,
+                        OpCode::FSin => Opcode::Sin,
+                        OpCode::FCos => Opcode::Cos,
+                        _ => Opcode::Frc,
+                    };
+                    self.alu(o, &[&a], width)
+                }
+            }
+            OpCode::FAdd
+            | OpCode::FSub
+            | OpCode::FMul
+            | OpCode::FDiv
+            | OpCode::FMin
+            | OpCode::FMax
+            | OpCode::FPow => {
+                let (a, b) = (self.arg(d, 0)?, self.arg(d, 1)?);
+                let o = match op.opcode {
+                    OpCode::FAdd => Opcode::Add,
+                    OpCode::FSub => Opcode::Sub,
+                    OpCode::FMul => Opcode::Mul,
+                    OpCode::FDiv => Opcode::Div,
+                    OpCode::FMin => Opcode::Min,
+                    OpCode::FMax => Opcode::Max,
+                    _ => Opcode::Pow,
+                };
+                self.alu(o, &[&a, &b], width)
+            }
+            OpCode::FMad => {
+                let (a, b, c) = (self.arg(d, 0)?, self.arg(d, 1)?, self.arg(d, 2)?);
+                let p = self.alu(Opcode::Mul, &[&a, &b], width);
+                self.alu(Opcode::Add, &[&p, &c], width)
+            }
+            OpCode::FClamp => {
+                let (x, lo, hi) = (self.arg(d, 0)?, self.arg(d, 1)?, self.arg(d, 2)?);
+                if is_const(&lo, 0.0) && is_const(&hi, 1.0) {
+                    self.alu(Opcode::Sat, &[&x], width)
+                } else {
+                    let t = self.alu(Opcode::Max, &[&x, &lo], width);
+                    self.alu(Opcode::Min, &[&t, &hi], width)
+                }
+            }
+            OpCode::FDot => {
+                let (a, b) = (self.arg(d, 0)?, self.arg(d, 1)?);
+                if a.len() != b.len() || a.is_empty() || a.len() > 4 {
+                    return Err(self.diag(d, "dot product of unequal or wide vectors"));
+                }
+                self.dot(&a, &b)
+            }
+            OpCode::FEq
+            | OpCode::FNe
+            | OpCode::FLt
+            | OpCode::FLe
+            | OpCode::FGt
+            | OpCode::FGe
+            | OpCode::BEq
+            | OpCode::BNe => {
+                let (a, b) = (self.arg(d, 0)?, self.arg(d, 1)?);
+                let (o, x, y) = match op.opcode {
+                    OpCode::FEq | OpCode::BEq => (Opcode::Seq, a, b),
+                    OpCode::FNe | OpCode::BNe => (Opcode::Sne, a, b),
+                    OpCode::FLt => (Opcode::Slt, a, b),
+                    OpCode::FGe => (Opcode::Sge, a, b),
+                    OpCode::FGt => (Opcode::Slt, b, a),
+                    _ => (Opcode::Sge, b, a),
+                };
+                self.alu(o, &[&x, &y], width)
+            }
+            OpCode::BAnd => {
+                let (a, b) = (self.arg(d, 0)?, self.arg(d, 1)?);
+                self.alu(Opcode::Min, &[&a, &b], width)
+            }
+            OpCode::BOr => {
+                let (a, b) = (self.arg(d, 0)?, self.arg(d, 1)?);
+                self.alu(Opcode::Max, &[&a, &b], width)
+            }
+            OpCode::BNot => {
+                let a = self.arg(d, 0)?;
+                self.alu(Opcode::Sub, &[&[Comp::Lit(1.0)], &a], width)
+            }
+            OpCode::Select => {
+                let (c, a, b) = (self.arg(d, 0)?, self.arg(d, 1)?, self.arg(d, 2)?);
+                let c: Comps = if c.len() == 1 {
+                    vec![c[0]; width as usize]
+                } else {
+                    c
+                };
+                if let Some(Comp::Lit(k)) =
+                    c.first().copied().filter(|_| c.iter().all(|x| *x == c[0]))
+                {
+                    if k != 0.0 {
+                        a
+                    } else {
+                        b
+                    }
+                } else {
+                    self.select(&c, &a, &b, width)
+                }
+            }
+            OpCode::DerivX | OpCode::DerivY => {
+                if self.kind != ShaderKind::Fragment {
+                    return Err(self.diag(d, "derivatives in a vertex program"));
+                }
+                let a = self.arg(d, 0)?;
+                self.prog.needs_v2 = true;
+                let o = if op.opcode == OpCode::DerivX {
+                    Opcode::Ddx
+                } else {
+                    Opcode::Ddy
+                };
+                let s = self.src(&a);
+                let s = if matches!(s.base, Base::Const(_)) {
+                    self.in_temp(&s)
+                } else {
+                    s
+                };
+                let v = self.new_vreg(width, false);
+                self.push(
+                    o,
+                    MDst::V {
+                        v,
+                        first: 0,
+                        n: width,
+                    },
+                    vec![s],
+                );
+                (0..width).map(|c| Comp::V(v, c)).collect()
+            }
+            OpCode::InputLoad => self.input_load(d)?,
+            OpCode::BufferLoad => self.buffer_load(d)?,
+            OpCode::OutputStore => {
+                self.output_store(d)?;
+                return Ok(());
+            }
+            OpCode::ImageSample => self.sample(d)?,
+            OpCode::Demote => {
+                if self.kind != ShaderKind::Fragment {
+                    return Err(self.diag(d, "discard in a vertex program"));
+                }
+                let s = self.src(&[Comp::Lit(-1.0)]);
+                let t = self.in_temp(&s);
+                self.push(Opcode::Kil, MDst::None, vec![t]);
+                self.io.discards = true;
+                return Ok(());
+            }
+            o => return Err(self.diag(d, format!("{o:?} has no AGAL lowering"))),
+        };
+        if res.len() != width as usize && width != 0 {
+            return Err(Diagnostic::internal(
+                Some((d, op.opcode)),
+                format!("lowered to {} components, expected {width}", res.len()),
+            ));
+        }
+        self.values.insert(d, res);
+        Ok(())
+    }
+
+    fn input_load(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
+        let op = self.m.op(d).clone();
+        let decl = op
+            .operand_def(0)
+            .ok_or_else(|| self.diag(d, "no declaration"))?;
+        let dop = self.m.op(decl).clone();
+        let width = flat_size(&op.ty).unwrap_or(0) as u8;
+        let addr = op.operand_def(1);
+        match dop.opcode {
+            OpCode::DclInput => {
+                let loc = dop.operand_lit(1).unwrap_or(0) as u32;
+                let c0 = dop.operand_lit(2).unwrap_or(0) as u8;
+                let n = flat_size(&dop.ty).unwrap_or(0) as u8;
+                if dop.ty.is_array() || n > 4 {
+                    return Err(self.diag(d, "input arrays"));
+                }
+                if !dop.ty.is_basic_where(|s| s.is_float()) {
+                    return Err(self.diag(d, "integer or boolean inputs"));
+                }
+                let limit = if self.kind == ShaderKind::Fragment {
+                    10
+                } else {
+                    16
+                };
+                if loc >= limit {
+                    return Err(self.diag(d, format!("input location {loc}")));
+                }
+                let first = match addr {
+                    None => 0,
+                    Some(a) => io::const_index(self.m, Some(a))
+                        .ok_or_else(|| self.diag(d, "dynamically indexed input"))?
+                        as u8,
+                };
+                self.io.varying(
+                    IoSource::Location {
+                        location: loc,
+                        component: u32::from(c0),
+                    },
+                    loc,
+                    n,
+                );
+                Ok((0..width)
+                    .map(|i| Comp::Input(loc, c0 + first + i))
+                    .collect())
+            }
+            OpCode::DclInputBuiltIn => {
+                let b = dop
+                    .operand_lit(1)
+                    .and_then(BuiltIn::from_u64)
+                    .ok_or_else(|| self.diag(d, "invalid built-in"))?;
+                match b {
+                    BuiltIn::LegacyConstFloat
+                    | BuiltIn::LegacyConstInt
+                    | BuiltIn::LegacyConstBool => self.uniform_load(d, decl, addr, width),
+                    _ => Err(self.diag(d, format!("input built-in {b:?}"))),
+                }
+            }
+            _ => Err(self.diag(d, "input load of this declaration")),
+        }
+    }
+
+    fn uniform_load(
+        &mut self,
+        d: SsaDef,
+        decl: SsaDef,
+        addr: Option<SsaDef>,
+        width: u8,
+    ) -> Result<Comps, Diagnostic> {
+        let arr = self
+            .io
+            .arrays
+            .get(&decl)
+            .cloned()
+            .ok_or_else(|| self.diag(d, "constant array without a uniform layout"))?;
+        let (elem, comp): (Option<SsaDef>, u8) = match addr {
+            None => return Err(self.diag(d, "whole-array load")),
+            Some(a) => {
+                let aop = self.m.op(a);
+                if aop.opcode == OpCode::CompositeConstruct {
+                    let c = io::const_index(self.m, aop.operand_def(1))
+                        .ok_or_else(|| self.diag(d, "dynamic component index"))?;
+                    (aop.operand_def(0), c as u8)
+                } else if flat_size(&aop.ty) == Some(2) {
+                    if aop.opcode != OpCode::Constant {
+                        return Err(self.diag(d, "vector address"));
+                    }
+                    let c = aop.operand_lit(1).unwrap_or(0);
+                    (None, c as u8)
+                } else {
+                    (Some(a), 0)
+                }
+            }
+        };
+        let const_elem = match (elem, addr) {
+            (None, Some(a)) => self.m.op(a).operand_lit(0),
+            _ => io::const_index(self.m, elem),
+        };
+        let slot = match const_elem {
+            Some(i) => match &arr.layout {
+                UniformLayout::Dense(map) => *map
+                    .get(&(i as u32))
+                    .ok_or_else(|| self.diag(d, "constant element without a slot"))?,
+                UniformLayout::Whole { base, len } => base + (i as u32).min(*len),
+            },
+            None => return Err(self.diag(d, "dynamically indexed constants")),
+        };
+        if comp + width > 4 {
+            return Err(self.diag(d, "constant load crossing a register"));
+        }
+        Ok((0..width).map(|i| Comp::Const(slot, comp + i)).collect())
+    }
+
+    fn buffer_load(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
+        let op = self.m.op(d).clone();
+        let desc = op.operand_def(0).map(|x| self.m.op(x));
+        let decl = match desc {
+            Some(dop) if dop.opcode == OpCode::DescriptorLoad => dop.operand_def(0),
+            _ => None,
+        }
+        .ok_or_else(|| self.diag(d, "buffer load without a descriptor"))?;
+        if self.m.opcode(decl) != OpCode::DclCbv {
+            return Err(self.diag(d, "loads from buffers other than constant buffers"));
+        }
+        if !op.ty.is_basic_where(|s| s.is_float()) {
+            return Err(self.diag(d, "integer constant-buffer data"));
+        }
+        let width = flat_size(&op.ty).unwrap_or(0) as u8;
+        self.uniform_load(d, decl, op.operand_def(1), width)
+    }
+
+    fn declare_outputs(&mut self) -> Result<(), Diagnostic> {
+        let decls: Vec<SsaDef> = self.m.declarations().collect();
+        for d in decls {
+            let op = self.m.op(d).clone();
+            let (source, kind, index) = match op.opcode {
+                OpCode::DclOutput => {
+                    let location = op.operand_lit(1).unwrap_or(0) as u32;
+                    let component = op.operand_lit(2).unwrap_or(0) as u32;
+                    if component != 0 {
+                        return Err(self.diag(d, "output not starting at component x"));
+                    }
+                    let (kind, limit) = if self.kind == ShaderKind::Fragment {
+                        (OutKind::Output, 1)
+                    } else {
+                        (OutKind::Varying, 10)
+                    };
+                    if location >= limit {
+                        return Err(self.diag(d, format!("output location {location}")));
+                    }
+                    (
+                        IoSource::Location {
+                            location,
+                            component,
+                        },
+                        kind,
+                        location as u16,
+                    )
+                }
+                OpCode::DclOutputBuiltIn => {
+                    let b = op
+                        .operand_lit(1)
+                        .and_then(BuiltIn::from_u64)
+                        .ok_or_else(|| self.diag(d, "invalid built-in"))?;
+                    if self.kind == ShaderKind::Vertex && b == BuiltIn::Position {
+                        (IoSource::BuiltIn(b), OutKind::Output, 0)
+                    } else {
+                        return Err(self.diag(d, format!("output built-in {b:?}")));
+                    }
+                }
+                _ => continue,
+            };
+            if !op.ty.is_basic_where(|s| s.is_float()) {
+                return Err(self.diag(d, "integer or boolean outputs"));
+            }
+            let n = flat_size(&op.ty)
+                .filter(|&n| (1..=4).contains(&n))
+                .ok_or_else(|| self.diag(d, "output wider than a vec4"))? as u8;
+            self.outputs.push(OutSlot {
+                decl: d,
+                source,
+                kind,
+                index,
+                n,
+                comps: vec![None; n as usize],
+            });
+        }
+        Ok(())
+    }
+
+    fn output_store(&mut self, d: SsaDef) -> Result<(), Diagnostic> {
+        let op = self.m.op(d).clone();
+        let decl = op
+            .operand_def(0)
+            .ok_or_else(|| self.diag(d, "no declaration"))?;
+        let first = match op.operand_def(1) {
+            None => 0,
+            Some(a) => io::const_index(self.m, Some(a))
+                .ok_or_else(|| self.diag(d, "dynamically indexed output"))?
+                as usize,
+        };
+        let value_def = op.operand_def(2).ok_or_else(|| self.diag(d, "no value"))?;
+        let vals = self.value(value_def)?;
+        let k = self
+            .outputs
+            .iter()
+            .position(|o| o.decl == decl)
+            .ok_or_else(|| self.diag(d, "store to an undeclared output"))?;
+        for (i, c) in vals.into_iter().enumerate() {
+            let slot = self.outputs[k].comps.get_mut(first + i).ok_or_else(|| {
+                Diagnostic::internal(Some((d, OpCode::OutputStore)), "component out of range")
+            })?;
+            *slot = Some(c);
+        }
+        Ok(())
+    }
+
+    /// One full-mask write of every output (lanes never stored read 0, like the IR's outputs).
+    fn finish_outputs(&mut self) -> Result<(), Diagnostic> {
+        let outs: Vec<(OutKind, u16, Vec<Comp>)> = self
+            .outputs
+            .iter()
+            .map(|o| {
+                let mut c: Vec<Comp> = o
+                    .comps
+                    .iter()
+                    .map(|c| c.unwrap_or(Comp::Lit(0.0)))
+                    .collect();
+                // Lanes beyond the declared size: position w = 1, others 0.
+                while c.len() < 4 {
+                    c.push(Comp::Lit(if c.len() == 3 { 1.0 } else { 0.0 }));
+                }
+                (o.kind, o.index, c)
+            })
+            .collect();
+        if self.kind == ShaderKind::Fragment && outs.is_empty() {
+            return Err(Diagnostic::unsupported(
+                None,
+                "fragment program without a colour output",
+            ));
+        }
+        if self.kind == ShaderKind::Vertex
+            && !self
+                .outputs
+                .iter()
+                .any(|o| o.source == IoSource::BuiltIn(BuiltIn::Position))
+        {
+            return Err(Diagnostic::unsupported(
+                None,
+                "vertex program without a position output",
+            ));
+        }
+        for (kind, index, c) in outs {
+            let s = self.src(&c);
+            self.prog.insts.push(MInst {
+                op: Opcode::Mov,
+                dst: MDst::Out { kind, index },
+                srcs: vec![s],
+                sampler: None,
+            });
+        }
+        Ok(())
+    }
+
+    fn binding_of(&self, d: SsaDef, want: OpCode) -> Result<(ResourceBinding, SsaDef), Diagnostic> {
+        let dl = self.m.op(d);
+        if dl.opcode != OpCode::DescriptorLoad {
+            return Err(self.diag(d, "resource not from a descriptor load"));
+        }
+        let decl = dl
+            .operand_def(0)
+            .ok_or_else(|| self.diag(d, "no declaration"))?;
+        let dop = self.m.op(decl);
+        if dop.opcode != want {
+            return Err(self.diag(d, "unexpected descriptor kind"));
+        }
+        let idx = io::const_index(self.m, dl.operand_def(1))
+            .ok_or_else(|| self.diag(d, "dynamically indexed descriptor"))?;
+        Ok((
+            ResourceBinding {
+                space: dop.operand_lit(1).unwrap_or(0) as u32,
+                register: (dop.operand_lit(2).unwrap_or(0) + idx) as u32,
+            },
+            decl,
+        ))
+    }
+
+    fn sample(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
+        use crate::isa::{Dimension, Filter, Mipmap, TexFormat, Wrap};
+        if self.kind != ShaderKind::Fragment {
+            return Err(self.diag(d, "texture sampling in a vertex program (AGAL 4)"));
+        }
+        let op = self.m.op(d).clone();
+        let tex = op
+            .operand_def(0)
+            .ok_or_else(|| self.diag(d, "no texture"))?;
+        let smp = op
+            .operand_def(1)
+            .ok_or_else(|| self.diag(d, "no sampler"))?;
+        let (tb, tdecl) = self.binding_of(tex, OpCode::DclSrv)?;
+        let (sb, _) = self.binding_of(smp, OpCode::DclSampler)?;
+        let kind = self
+            .m
+            .op(tdecl)
+            .operand_lit(4)
+            .and_then(ResourceKind::from_u64)
+            .ok_or_else(|| self.diag(d, "unknown resource kind"))?;
+        let (skind, dim, n) = match kind {
+            ResourceKind::Image2D => (SamplerKind::D2, Dimension::D2, 2),
+            ResourceKind::ImageCube => (SamplerKind::Cube, Dimension::Cube, 3),
+            k => return Err(self.diag(d, format!("sampling {k:?} images"))),
+        };
+        for (i, what) in [
+            (2, "array layer"),
+            (4, "texel offset"),
+            (5, "explicit LOD"),
+            (7, "LOD clamp"),
+            (8, "explicit gradients"),
+            (9, "explicit gradients"),
+            (10, "depth comparison"),
+        ] {
+            if op.operand_def(i).is_some() {
+                return Err(self.diag(d, format!("sampling with {what}")));
+            }
+        }
+        if flat_size(&op.ty) != Some(4) {
+            return Err(self.diag(d, "sparse or non-vec4 sample result"));
+        }
+        let bias = match op.operand_def(6) {
+            None => 0,
+            Some(b) => match self.value(b)?.first() {
+                Some(Comp::Lit(x)) => crate::instr::Sampler::bias_field(*x)
+                    .filter(|&e| f32::from(e) / 8.0 == *x)
+                    .ok_or_else(|| {
+                        self.diag(d, format!("LOD bias {x} not a multiple of 1/8 in range"))
+                    })?,
+                _ => return Err(self.diag(d, "computed LOD bias")),
+            },
+        };
+        let coord = self.arg(d, 3)?;
+        if coord.len() < n {
+            return Err(self.diag(d, "too few coordinates"));
+        }
+        let index = self.io.sampler(tb, Some(sb), skind);
+        if index >= 16 {
+            return Err(Diagnostic::limit(format!(
+                "{} samplers (AGAL has at most 16)",
+                index + 1
+            )));
+        }
+        let cube = dim == Dimension::Cube;
+        let sampler = crate::instr::Sampler {
+            reg: index as u16,
+            lod_bias: bias,
+            format: TexFormat::Rgba,
+            dimension: dim,
+            special: 0,
+            wrap: if cube { Wrap::Clamp } else { Wrap::Repeat },
+            mipmap: Mipmap::Linear,
+            filter: Filter::Linear,
+        };
+        match self.sampler_fields.get(&index) {
+            Some(s) if *s != sampler => {
+                return Err(self.diag(d, "one sampler used with different LOD biases"))
+            }
+            _ => {
+                self.sampler_fields.insert(index, sampler);
+            }
+        }
+        let mut cs = self.src(&coord[..n]);
+        if matches!(cs.base, Base::Const(_)) {
+            cs = self.in_temp(&cs);
+        }
+        let v = self.new_vreg(4, true);
+        self.prog.insts.push(MInst {
+            op: Opcode::Tex,
+            dst: MDst::V { v, first: 0, n: 4 },
+            srcs: vec![cs],
+            sampler: Some(sampler),
+        });
+        Ok((0..4).map(|c| Comp::V(v, c)).collect())
+    }
+}
