@@ -926,21 +926,25 @@ impl Lower<'_> {
                     if component != 0 {
                         return Err(self.diag(d, "output not starting at component x"));
                     }
-                    let (kind, limit) = if self.kind == ShaderKind::Fragment {
-                        (OutKind::Output, 1)
+                    let (kind, index) = if self.kind == ShaderKind::Fragment {
+                        if location >= 1 {
+                            return Err(self.diag(
+                                d,
+                                format!("colour output {location} (multiple render targets)"),
+                            ));
+                        }
+                        (OutKind::Output, 0)
                     } else {
-                        (OutKind::Varying, 10)
+                        // Varyings are numbered densely in location order (below).
+                        (OutKind::Varying, location as u16)
                     };
-                    if location >= limit {
-                        return Err(self.diag(d, format!("output location {location}")));
-                    }
                     (
                         IoSource::Location {
                             location,
                             component,
                         },
                         kind,
-                        location as u16,
+                        index,
                     )
                 }
                 OpCode::DclOutputBuiltIn => {
@@ -970,6 +974,24 @@ impl Lower<'_> {
                 n,
                 comps: vec![None; n as usize],
             });
+        }
+        let mut locs: Vec<u16> = self
+            .outputs
+            .iter()
+            .filter(|o| o.kind == OutKind::Varying)
+            .map(|o| o.index)
+            .collect();
+        locs.sort_unstable();
+        for o in &mut self.outputs {
+            if o.kind == OutKind::Varying {
+                o.index = locs.iter().position(|&l| l == o.index).unwrap_or(0) as u16;
+            }
+        }
+        if locs.len() > 10 {
+            return Err(Diagnostic::unsupported(
+                None,
+                format!("{} varying outputs (AGAL has at most 10)", locs.len()),
+            ));
         }
         Ok(())
     }
