@@ -166,7 +166,7 @@ fn over_limits(
         ));
     }
     if lowered.program.needs_v2 && version < 2 {
-        return Some("AGAL 2 opcodes (ddx/ddy)".into());
+        return Some("AGAL 2 features (ddx/ddy, multiple render targets)".into());
     }
     None
 }

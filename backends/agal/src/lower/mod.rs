@@ -804,13 +804,15 @@ impl Lower<'_> {
                 if !dop.ty.is_basic_where(|s| s.is_float()) {
                     return Err(self.diag(d, "integer or boolean inputs"));
                 }
+                // Input registers are numbered densely in location order.
+                let slot = self.input_slot(loc);
                 let limit = if self.kind == ShaderKind::Fragment {
                     10
                 } else {
                     16
                 };
-                if loc >= limit {
-                    return Err(self.diag(d, format!("input location {loc}")));
+                if slot >= limit {
+                    return Err(self.diag(d, format!("more than {limit} input registers")));
                 }
                 let first = match addr {
                     None => 0,
@@ -823,11 +825,11 @@ impl Lower<'_> {
                         location: loc,
                         component: u32::from(c0),
                     },
-                    loc,
+                    slot,
                     n,
                 );
                 Ok((0..width)
-                    .map(|i| Comp::Input(loc, c0 + first + i))
+                    .map(|i| Comp::Input(slot, c0 + first + i))
                     .collect())
             }
             OpCode::DclInputBuiltIn => {
@@ -844,6 +846,20 @@ impl Lower<'_> {
             }
             _ => Err(self.diag(d, "input load of this declaration")),
         }
+    }
+
+    /// The input register of input location `loc`: its rank among the locations of the
+    /// inputs the program reads.
+    fn input_slot(&self, loc: u32) -> u32 {
+        let mut locs: Vec<u32> = self
+            .m
+            .declarations()
+            .filter(|&d| self.m.opcode(d) == OpCode::DclInput && !self.m.uses(d).is_empty())
+            .map(|d| self.m.op(d).operand_lit(1).unwrap_or(0) as u32)
+            .collect();
+        locs.sort_unstable();
+        locs.dedup();
+        locs.iter().position(|&l| l == loc).unwrap_or(0) as u32
     }
 
     fn uniform_load(
@@ -927,13 +943,14 @@ impl Lower<'_> {
                         return Err(self.diag(d, "output not starting at component x"));
                     }
                     let (kind, index) = if self.kind == ShaderKind::Fragment {
-                        if location >= 1 {
-                            return Err(self.diag(
-                                d,
-                                format!("colour output {location} (multiple render targets)"),
-                            ));
+                        // oc1..oc3: multiple render targets, AGAL 2.
+                        if location >= 4 {
+                            return Err(self.diag(d, format!("colour output {location}")));
                         }
-                        (OutKind::Output, 0)
+                        if location > 0 {
+                            self.prog.needs_v2 = true;
+                        }
+                        (OutKind::Output, location as u16)
                     } else {
                         // Varyings are numbered densely in location order (below).
                         (OutKind::Varying, location as u16)
@@ -1041,6 +1058,16 @@ impl Lower<'_> {
                 (o.kind, o.index, c)
             })
             .collect();
+        if self.kind == ShaderKind::Fragment {
+            let mut idx: Vec<u16> = outs.iter().map(|o| o.1).collect();
+            idx.sort_unstable();
+            if idx.iter().enumerate().any(|(i, &x)| x != i as u16) {
+                return Err(Diagnostic::unsupported(
+                    None,
+                    "colour outputs not consecutive from 0 (#3775)",
+                ));
+            }
+        }
         if self.kind == ShaderKind::Fragment && outs.is_empty() {
             return Err(Diagnostic::unsupported(
                 None,
