@@ -194,7 +194,15 @@ pub fn emit(
             (None, Some(s)) => Src2::Source(*s),
             (None, None) => Src2::NONE,
         };
-        out.push(Instruction::new(ins.op, dest, src1, src2));
+        // A move whose source lanes are its destination lanes (a value gathered in place).
+        let self_move = ins.op == crate::isa::Opcode::Mov
+            && dest.ty == RegType::Temporary
+            && src1.ty == RegType::Temporary
+            && src1.reg == dest.reg
+            && (0..4).all(|l| dest.mask & (1 << l) == 0 || swizzle::lane(src1.swizzle, l) == l);
+        if !self_move {
+            out.push(Instruction::new(ins.op, dest, src1, src2));
+        }
     }
     Ok(out)
 }

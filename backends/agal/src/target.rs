@@ -177,7 +177,7 @@ pub fn compile(
     options: &CompileOptions,
     stage: ShaderStage,
 ) -> Result<Output, Diagnostic> {
-    let lowered = lower::lower(module, stage)?;
+    let lowered = lower::lower(module, stage, options.output_layout.clone())?;
     let kind = lowered.kind;
     let versions: Vec<u32> = match options.get(&AGAL_VERSION) {
         "1" => vec![1],

@@ -20,7 +20,7 @@
 pub mod io;
 
 use irc_backend::reflection::ResourceBinding;
-use irc_backend::{Diagnostic, IoSource, Reflection, SamplerKind};
+use irc_backend::{Diagnostic, IoSource, Reflection, SamplerKind, VaryingBinding};
 use irc_ir::analysis::cfg::{self, Cfg};
 use irc_ir::{BuiltIn, Module, OpCode, ResourceKind, ScalarType, ShaderStage, SsaDef};
 use rustc_hash::FxHashMap;
@@ -132,7 +132,11 @@ pub struct Lowered {
 type Comps = Vec<Comp>;
 
 /// Lowers the entry point of `m` for `stage`.
-pub fn lower(m: &Module, stage: ShaderStage) -> Result<Lowered, Diagnostic> {
+pub fn lower(
+    m: &Module,
+    stage: ShaderStage,
+    layout: Option<Vec<VaryingBinding>>,
+) -> Result<Lowered, Diagnostic> {
     let entry = m
         .declarations()
         .find(|&d| m.opcode(d) == OpCode::EntryPoint)
@@ -191,6 +195,7 @@ pub fn lower(m: &Module, stage: ShaderStage) -> Result<Lowered, Diagnostic> {
         io: Io::new(m)?,
         outputs: Vec::new(),
         sampler_fields: FxHashMap::default(),
+        layout,
     };
     l.declare_outputs()?;
     let ops = cfg.block(blocks[0]).ops.clone();
@@ -236,6 +241,8 @@ struct Lower<'a> {
     outputs: Vec<OutSlot>,
     /// Sampler index → the token's sampler field (one per register, #3696).
     sampler_fields: FxHashMap<u32, crate::instr::Sampler>,
+    /// Program compilation: the input slots of the next stage (`CompileOptions::output_layout`).
+    layout: Option<Vec<VaryingBinding>>,
 }
 
 fn is_const(c: &[Comp], x: f32) -> bool {
@@ -500,53 +507,54 @@ impl Lower<'_> {
         }
     }
 
-    /// `c ? a : b` with `c` 1.0/0.0 per component. A side that is a (finite) literal is
-    /// masked by a multiply (`a·c`, exact); any other side by clamping it into `[−K, K]`
-    /// with `K = 1/(1 − c) − 1` (+∞ when the side is taken, 0 when not), so that an infinite
-    /// value on the side not taken cannot turn the sum into NaN. The two masked sides are
-    /// added (one of them is ±0).
+    /// `c ? a : b` with `c` 1.0/0.0 per component, exact for every value (signed zeros,
+    /// infinities, NaN): each side is clamped from above by `K = (on − ½)·∞` (+∞ when the
+    /// side is taken, −∞ when not), and the result is the larger of the two. `min`/`max`
+    /// drop a NaN, so a NaN on the taken side is added back: `t` = 1 where it is NaN, and
+    /// `(1/(1 − t) − 1)·0` is NaN there and 0 elsewhere.
     fn select(&mut self, c: &[Comp], a: &[Comp], b: &[Comp], width: u8) -> Comps {
         if a == b {
             return a.to_vec();
         }
-        let lit = |x: &[Comp]| x.iter().all(|c| matches!(c, Comp::Lit(_)));
-        let nc = self.alu(Opcode::Sub, &[&[Comp::Lit(1.0)], c], width);
+        // Conditions are exactly +0.0 or 1.0 (comparisons, and min/max/1 − x of them).
+        let pos_zero = |x: &[Comp]| {
+            x.iter()
+                .all(|v| matches!(v, Comp::Lit(z) if z.to_bits() == 0))
+        };
+        if is_const(a, 1.0) && pos_zero(b) {
+            return c.to_vec();
+        }
+        if pos_zero(a) && is_const(b, 1.0) {
+            return self.alu(Opcode::Sub, &[&[Comp::Lit(1.0)], c], width);
+        }
+        let inf = Comp::Lit(f32::INFINITY);
+        let half = Comp::Lit(0.5);
+        let one = Comp::Lit(1.0);
+        let nc = self.alu(Opcode::Sub, &[&[one], c], width);
         let mut sides = Vec::new();
         let mut nans = Vec::new();
-        for (v, on, off) in [(a, c.to_vec(), nc.clone()), (b, nc.clone(), c.to_vec())] {
-            if is_const(v, 0.0) {
-                continue;
+        for (v, on) in [(a, c.to_vec()), (b, nc.clone())] {
+            let h = self.alu(Opcode::Sub, &[&on, &[half]], width);
+            let k = self.alu(Opcode::Mul, &[&h, &[inf]], width);
+            sides.push(self.alu(Opcode::Min, &[v, &k], width));
+            let finite_lit = v.iter().all(|c| matches!(c, Comp::Lit(x) if !x.is_nan()));
+            if !finite_lit {
+                let n = self.alu(Opcode::Sne, &[v, v], width);
+                nans.push(self.alu(Opcode::Mul, &[&n, &on], width));
             }
-            if lit(v) {
-                sides.push(self.alu(Opcode::Mul, &[v, &on], width));
-                continue;
-            }
-            // K = 1/off − 1: off = 0 (side taken) → +∞; off = 1 → 0.
-            let r = self.alu(Opcode::Rcp, &[&off], width);
-            let k = self.alu(Opcode::Sub, &[&r, &[Comp::Lit(1.0)]], width);
-            let nk = self.alu(Opcode::Sub, &[&[Comp::Lit(1.0)], &r], width);
-            let t = self.alu(Opcode::Min, &[v, &k], width);
-            sides.push(self.alu(Opcode::Max, &[&t, &nk], width));
-            // min/max drop a NaN: 1 where the taken side is NaN.
-            let n = self.alu(Opcode::Sne, &[v, v], width);
-            nans.push(self.alu(Opcode::Mul, &[&n, &on], width));
         }
-        let mut r = match sides.len() {
-            2 => self.alu(Opcode::Add, &[&sides[0], &sides[1]], width),
-            1 => sides.pop().unwrap_or_default(),
-            _ => vec![Comp::Lit(0.0); width as usize],
-        };
+        let mut r = self.alu(Opcode::Max, &[&sides[0], &sides[1]], width);
         if !nans.is_empty() {
-            // t = 1 where the result must be NaN: (1/(1 − t) − 1)·0 is NaN there, 0 elsewhere.
             let t = if nans.len() == 2 {
                 self.alu(Opcode::Add, &[&nans[0], &nans[1]], width)
             } else {
                 nans[0].clone()
             };
-            let u = self.alu(Opcode::Sub, &[&[Comp::Lit(1.0)], &t], width);
+            let u = self.alu(Opcode::Sub, &[&[one], &t], width);
             let g = self.alu(Opcode::Rcp, &[&u], width);
-            let h = self.alu(Opcode::Sub, &[&g, &[Comp::Lit(1.0)]], width);
-            let z = self.alu(Opcode::Mul, &[&h, &[Comp::Lit(0.0)]], width);
+            let h = self.alu(Opcode::Sub, &[&g, &[one]], width);
+            // ·(−0): r + (−0) = r for every r, also −0.
+            let z = self.alu(Opcode::Mul, &[&h, &[Comp::Lit(-0.0)]], width);
             r = self.alu(Opcode::Add, &[&r, &z], width);
         }
         r
@@ -992,6 +1000,26 @@ impl Lower<'_> {
                 comps: vec![None; n as usize],
             });
         }
+        if let Some(layout) = &self.layout {
+            // A program's earlier stage: each output the next stage reads goes to its slot,
+            // the others are dropped.
+            self.outputs.retain_mut(|o| {
+                let IoSource::Location { location, .. } = o.source else {
+                    return true;
+                };
+                let slot = layout.iter().find(
+                    |b| matches!(b.source, IoSource::Location { location: l, .. } if l == location),
+                );
+                match slot {
+                    Some(b) => {
+                        o.index = b.slot as u16;
+                        true
+                    }
+                    None => false,
+                }
+            });
+            return Ok(());
+        }
         let mut locs: Vec<u16> = self
             .outputs
             .iter()
@@ -1026,11 +1054,10 @@ impl Lower<'_> {
         };
         let value_def = op.operand_def(2).ok_or_else(|| self.diag(d, "no value"))?;
         let vals = self.value(value_def)?;
-        let k = self
-            .outputs
-            .iter()
-            .position(|o| o.decl == decl)
-            .ok_or_else(|| self.diag(d, "store to an undeclared output"))?;
+        let Some(k) = self.outputs.iter().position(|o| o.decl == decl) else {
+            // An output the next stage of the program does not read.
+            return Ok(());
+        };
         for (i, c) in vals.into_iter().enumerate() {
             let slot = self.outputs[k].comps.get_mut(first + i).ok_or_else(|| {
                 Diagnostic::internal(Some((d, OpCode::OutputStore)), "component out of range")
