@@ -196,6 +196,8 @@ pub fn lower(
         outputs: Vec::new(),
         sampler_fields: FxHashMap::default(),
         layout,
+        producer: FxHashMap::default(),
+        alias: FxHashMap::default(),
     };
     l.declare_outputs()?;
     let ops = cfg.block(blocks[0]).ops.clone();
@@ -243,10 +245,26 @@ struct Lower<'a> {
     sampler_fields: FxHashMap<u32, crate::instr::Sampler>,
     /// Program compilation: the input slots of the next stage (`CompileOptions::output_layout`).
     layout: Option<Vec<VaryingBinding>>,
+    /// The op that computes a value (written once, whole), by virtual register.
+    producer: FxHashMap<u32, usize>,
+    /// Values whose op now writes part of another register: (register, first component).
+    alias: FxHashMap<u32, (u32, u8)>,
 }
 
+/// Whether every component is the literal `x` (bit for bit: −0 is not 0).
 fn is_const(c: &[Comp], x: f32) -> bool {
-    !c.is_empty() && c.iter().all(|&s| s == Comp::Lit(x))
+    !c.is_empty()
+        && c.iter()
+            .all(|s| matches!(s, Comp::Lit(v) if v.to_bits() == x.to_bits()))
+}
+
+/// Component lists equal bit for bit (`Comp`'s `==` compares literals as floats).
+fn same(a: &[Comp], b: &[Comp]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (Comp::Lit(p), Comp::Lit(q)) => p.to_bits() == q.to_bits(),
+            _ => x == y,
+        })
 }
 
 impl Lower<'_> {
@@ -324,6 +342,7 @@ impl Lower<'_> {
     /// One operand for `comps`, gathering them into a fresh register when they are not in one
     /// place.
     fn src(&mut self, comps: &[Comp]) -> MSrc {
+        let comps: &[Comp] = &comps.iter().map(|&c| self.resolve(c)).collect::<Vec<_>>();
         if comps.iter().all(|c| matches!(c, Comp::Lit(_))) {
             let vals: Vec<f32> = comps
                 .iter()
@@ -366,12 +385,19 @@ impl Lower<'_> {
     fn gather(&mut self, comps: &[Comp], fixed: bool) -> u32 {
         let n = comps.len() as u8;
         let v = self.new_vreg(n, fixed);
-        // Literals first, all in one register; then runs of components from one base.
-        let lit_idx: Vec<usize> = (0..comps.len())
-            .filter(|&i| matches!(comps[i], Comp::Lit(_)))
-            .collect();
         let mut i = 0usize;
         while i < comps.len() {
+            // A whole value computed by one op: that op writes its result here instead.
+            if let Comp::V(x, 0) = comps[i] {
+                let w = usize::from(self.prog.vregs[x as usize].width);
+                let whole = !fixed
+                    && i + w <= comps.len()
+                    && (0..w).all(|k| comps[i + k] == Comp::V(x, k as u8));
+                if whole && self.retarget(x, v, i as u8) {
+                    i += w;
+                    continue;
+                }
+            }
             if matches!(comps[i], Comp::Lit(_)) {
                 // A run of literals.
                 let mut j = i + 1;
@@ -413,8 +439,52 @@ impl Lower<'_> {
             );
             i = j;
         }
-        let _ = lit_idx;
         v
+    }
+
+    /// Makes the op computing `x` write components `first..` of `v` instead, and `x` an alias
+    /// of them (for the ops already emitted and, through [`Lower::resolve`], for later ones).
+    fn retarget(&mut self, x: u32, v: u32, first: u8) -> bool {
+        let Some(&p) = self.producer.get(&x) else {
+            return false;
+        };
+        let info = self.prog.vregs[x as usize];
+        if info.fixed {
+            return false;
+        }
+        match self.prog.insts[p].dst {
+            MDst::V { v: d, first: 0, n } if d == x && n == info.width => {}
+            _ => return false,
+        }
+        self.prog.insts[p].dst = MDst::V {
+            v,
+            first,
+            n: info.width,
+        };
+        for later in &mut self.prog.insts[p + 1..] {
+            for s in &mut later.srcs {
+                if s.base == Base::V(x) {
+                    s.base = Base::V(v);
+                    for c in &mut s.comps {
+                        *c += first;
+                    }
+                }
+            }
+        }
+        self.producer.remove(&x);
+        self.alias.insert(x, (v, first));
+        true
+    }
+
+    /// A component with retargeted values replaced by where they live now.
+    fn resolve(&self, c: Comp) -> Comp {
+        match c {
+            Comp::V(x, k) => match self.alias.get(&x) {
+                Some(&(v, f)) => self.resolve(Comp::V(v, f + k)),
+                None => c,
+            },
+            _ => c,
+        }
     }
 
     /// Appends an instruction, keeping the constant-operand rules: two constant operands or
@@ -472,6 +542,7 @@ impl Lower<'_> {
             },
             srcs,
         );
+        self.producer.insert(v, self.prog.insts.len() - 1);
         (0..width).map(|c| Comp::V(v, c)).collect()
     }
 
@@ -489,6 +560,7 @@ impl Lower<'_> {
             },
             srcs,
         );
+        self.producer.insert(v, self.prog.insts.len() - 1);
         (0..width).map(|c| Comp::V(v, c)).collect()
     }
 
@@ -513,7 +585,7 @@ impl Lower<'_> {
     /// drop a NaN, so a NaN on the taken side is added back: `t` = 1 where it is NaN, and
     /// `(1/(1 − t) − 1)·0` is NaN there and 0 elsewhere.
     fn select(&mut self, c: &[Comp], a: &[Comp], b: &[Comp], width: u8) -> Comps {
-        if a == b {
+        if same(a, b) {
             return a.to_vec();
         }
         // Conditions are exactly +0.0 or 1.0 (comparisons, and min/max/1 − x of them).
@@ -1112,7 +1184,40 @@ impl Lower<'_> {
                 "vertex program without a position output",
             ));
         }
+        let all: Vec<Comp> = outs
+            .iter()
+            .flat_map(|o| o.2.iter().map(|&x| self.resolve(x)))
+            .collect();
         for (kind, index, c) in outs {
+            let c: Vec<Comp> = c.iter().map(|&x| self.resolve(x)).collect();
+            let elsewhere = |x: u32| {
+                all.iter()
+                    .filter(|y| matches!(y, Comp::V(v, _) if *v == x))
+                    .count()
+                    > 4
+            };
+            // A lane-wise op computing the whole output that nothing else reads writes the
+            // output register itself.
+            if let Comp::V(x, 0) = c[0] {
+                if let Some(&p) = self.producer.get(&x) {
+                    let whole = self.prog.vregs[x as usize].width == 4
+                        && (0..4).all(|k| c[k] == Comp::V(x, k as u8));
+                    let unread = self.prog.insts[p + 1..]
+                        .iter()
+                        .all(|i| i.srcs.iter().all(|s| s.base != Base::V(x)));
+                    let ins = &self.prog.insts[p];
+                    if whole
+                        && unread
+                        && !elsewhere(x)
+                        && ins.lanewise()
+                        && matches!(ins.dst, MDst::V { v, first: 0, n: 4 } if v == x)
+                    {
+                        self.prog.insts[p].dst = MDst::Out { kind, index };
+                        self.producer.remove(&x);
+                        continue;
+                    }
+                }
+            }
             let s = self.src(&c);
             self.prog.insts.push(MInst {
                 op: Opcode::Mov,
