@@ -589,44 +589,41 @@ impl Lower<'_> {
             return a.to_vec();
         }
         // Conditions are exactly +0.0 or 1.0 (comparisons, and min/max/1 − x of them).
-        let pos_zero = |x: &[Comp]| {
-            x.iter()
-                .all(|v| matches!(v, Comp::Lit(z) if z.to_bits() == 0))
-        };
-        if is_const(a, 1.0) && pos_zero(b) {
+        if is_const(a, 1.0) && is_const(b, 0.0) {
             return c.to_vec();
         }
-        if pos_zero(a) && is_const(b, 1.0) {
+        if is_const(a, 0.0) && is_const(b, 1.0) {
             return self.alu(Opcode::Sub, &[&[Comp::Lit(1.0)], c], width);
         }
-        let inf = Comp::Lit(f32::INFINITY);
-        let half = Comp::Lit(0.5);
-        let one = Comp::Lit(1.0);
-        let nc = self.alu(Opcode::Sub, &[&[one], c], width);
-        let mut sides = Vec::new();
+        // K of side a = (c − ½)·∞, of side b its negation.
+        let h = self.alu(Opcode::Sub, &[c, &[Comp::Lit(0.5)]], width);
+        let ka = self.alu(Opcode::Mul, &[&h, &[Comp::Lit(f32::INFINITY)]], width);
+        let kb = self.alu(Opcode::Neg, &[&ka], width);
+        let ma = self.alu(Opcode::Min, &[a, &ka], width);
+        let mb = self.alu(Opcode::Min, &[b, &kb], width);
+        let mut r = self.alu(Opcode::Max, &[&ma, &mb], width);
         let mut nans = Vec::new();
-        for (v, on) in [(a, c.to_vec()), (b, nc.clone())] {
-            let h = self.alu(Opcode::Sub, &[&on, &[half]], width);
-            let k = self.alu(Opcode::Mul, &[&h, &[inf]], width);
-            sides.push(self.alu(Opcode::Min, &[v, &k], width));
+        for (v, taken_a) in [(a, true), (b, false)] {
             let finite_lit = v.iter().all(|c| matches!(c, Comp::Lit(x) if !x.is_nan()));
             if !finite_lit {
+                let on = if taken_a {
+                    c.to_vec()
+                } else {
+                    self.alu(Opcode::Sub, &[&[Comp::Lit(1.0)], c], width)
+                };
                 let n = self.alu(Opcode::Sne, &[v, v], width);
                 nans.push(self.alu(Opcode::Mul, &[&n, &on], width));
             }
         }
-        let mut r = self.alu(Opcode::Max, &[&sides[0], &sides[1]], width);
         if !nans.is_empty() {
             let t = if nans.len() == 2 {
                 self.alu(Opcode::Add, &[&nans[0], &nans[1]], width)
             } else {
                 nans[0].clone()
             };
-            let u = self.alu(Opcode::Sub, &[&[one], &t], width);
-            let g = self.alu(Opcode::Rcp, &[&u], width);
-            let h = self.alu(Opcode::Sub, &[&g, &[one]], width);
-            // ·(−0): r + (−0) = r for every r, also −0.
-            let z = self.alu(Opcode::Mul, &[&h, &[Comp::Lit(-0.0)]], width);
+            // √(−0 − t): −0 where t = 0 (r + (−0) = r for every r, also −0), NaN where 1.
+            let m = self.alu(Opcode::Sub, &[&[Comp::Lit(-0.0)], &t], width);
+            let z = self.alu(Opcode::Sqt, &[&m], width);
             r = self.alu(Opcode::Add, &[&r, &z], width);
         }
         r
