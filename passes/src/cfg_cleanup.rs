@@ -49,6 +49,7 @@ use crate::caps::PassContext;
 use crate::dce::remove_all;
 use crate::PassError;
 use irc_ir::analysis::cfg::{self, branch_targets, Block, Cfg};
+use irc_ir::format::{Branch, BranchConditional, Constant, Phi, Switch};
 use irc_ir::{Construct, Module, Op, OpCode, Operand, SsaDef, Type};
 use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
@@ -84,7 +85,7 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
     if changed {
         // Dropping edges can leave loop phis whose only other operand is the phi itself.
         let phis: Vec<SsaDef> = m.code().filter(|&d| m.opcode(d) == OpCode::Phi).collect();
-        irc_frontend::ssa::remove_trivial_phis(m, phis);
+        irc_ir::ssa_util::remove_trivial_phis(m, phis);
     }
     Ok(changed)
 }
@@ -160,7 +161,7 @@ fn drop_phi_pairs(m: &mut Module, label: SsaDef, pred: SsaDef) {
         match new.operands.len() {
             0 => replace_phi(m, phi, None),
             2 => {
-                let v = new.operands[1].as_ref();
+                let v = Phi::of(&new).pairs().next().and_then(|(_, v)| v);
                 replace_phi(m, phi, v);
             }
             _ => m.rewrite(phi, new),
@@ -205,15 +206,14 @@ fn fold_branches(m: &mut Module, g: &Cfg) -> bool {
         let op = m.op(t);
         let taken = match op.opcode {
             OpCode::BranchConditional => {
-                let (Some(c), Some(tt), Some(ff)) =
-                    (op.operand_def(0), op.operand_def(1), op.operand_def(2))
-                else {
+                let br = BranchConditional::of(op);
+                let (Some(c), Some(tt), Some(ff)) = (br.cond(), br.if_true(), br.if_false()) else {
                     continue;
                 };
                 if tt == ff {
                     tt
                 } else if m.opcode(c) == OpCode::Constant {
-                    match m.op(c).operand_lit(0) {
+                    match Constant::of(m.op(c)).scalar(0) {
                         Some(v) if v != 0 => tt,
                         Some(_) => ff,
                         None => continue,
@@ -223,7 +223,8 @@ fn fold_branches(m: &mut Module, g: &Cfg) -> bool {
                 }
             }
             OpCode::Switch => {
-                let (Some(sel), Some(default)) = (op.operand_def(0), op.operand_def(1)) else {
+                let sw = Switch::of(op);
+                let (Some(sel), Some(default)) = (sw.selector(), sw.default()) else {
                     continue;
                 };
                 let targets = branch_targets(m, t);
@@ -231,7 +232,7 @@ fn fold_branches(m: &mut Module, g: &Cfg) -> bool {
                     default
                 } else if m.opcode(sel) == OpCode::Constant {
                     let lits = &m.op(sel).operands;
-                    op.operands[2..]
+                    sw.cases()
                         .chunks(2)
                         .find(|p| {
                             p[0].as_ref().is_some_and(|c| {
@@ -433,7 +434,7 @@ fn simplify(m: &mut Module, g: &Cfg) -> bool {
         if construct_kind(m, el) != Construct::None || is_named(m, el) {
             continue;
         }
-        let Some(target) = m.op(t).operand_def(0) else {
+        let Some(target) = Branch::of(m.op(t)).target() else {
             continue;
         };
         let hl = g.label(h);
@@ -503,7 +504,7 @@ fn simplify(m: &mut Module, g: &Cfg) -> bool {
             if m.opcode(t) != OpCode::Branch || construct_kind(m, pl) != Construct::None {
                 break;
             }
-            let Some(bl) = m.op(t).operand_def(0) else {
+            let Some(bl) = Branch::of(m.op(t)).target() else {
                 break;
             };
             let Some(b) = g.block_of_label(bl) else {
@@ -524,7 +525,7 @@ fn simplify(m: &mut Module, g: &Cfg) -> bool {
             };
             // B's phis have one pair each.
             for phi in phis(m, bl) {
-                let v = m.op(phi).operands.get(1).and_then(|o| o.as_ref());
+                let v = Phi::of(m.op(phi)).pairs().next().and_then(|(_, v)| v);
                 replace_phi(m, phi, v);
             }
             for &d in &g.block(b).ops[1..] {

@@ -2,9 +2,9 @@
 //! evaluates to.
 //!
 //! **One evaluator.** The arithmetic is the interpreter's own: the operand constants are
-//! decoded with [`irc_interp::value::constant_value`] (what a run reads), the op is evaluated by
-//! [`irc_interp::eval::fold`] (the per-component functions and broadcasting rule a run uses),
-//! and the result is encoded back with [`irc_interp::eval::constant_literals`]. So a folded
+//! decoded with [`irc_arith::value::constant_value`] (what a run reads), the op is evaluated by
+//! [`irc_arith::eval::fold`] (the per-component functions and broadcasting rule a run uses),
+//! and the result is encoded back with [`irc_arith::eval::constant_literals`]. So a folded
 //! program computes bit for bit what the original computed — NaN payloads, signed zeros,
 //! denormals, saturating conversions, wrapping and masked shifts included. Because the result
 //! is what the op computes, `Precise` ops and ops with `NoNan`/`NoInf`/`NoSz` fold too (the
@@ -34,7 +34,8 @@ use crate::fold_util::{
     const_value, make_constant, remove_unused_constants, replace_value, Worklist,
 };
 use crate::PassError;
-use irc_interp::Value;
+use irc_arith::Value;
+use irc_ir::format::Load;
 use irc_ir::{Module, OpCode, SsaDef};
 use smallvec::SmallVec;
 
@@ -72,13 +73,14 @@ pub fn fold_op(m: &mut Module, d: SsaDef) -> Option<SsaDef> {
     if !op.has_result() {
         return None;
     }
-    let n = op.first_literal().min(op.operands.len());
     let mut args: SmallVec<[Value; 4]> = SmallVec::new();
-    for i in 0..n {
-        args.push(const_value(m, op.operand_def(i)?)?);
+    for (_, a) in op.refs() {
+        args.push(const_value(m, a?)?);
     }
-    let operand0_ty = op.operand_def(0).map_or(op.ty.clone(), |a| m.ty(a).clone());
-    let v = irc_interp::eval::fold(op, &args, &operand0_ty)?;
+    // Only `ConstantLoad` reads the type of its base.
+    let base = Load::try_of(op).and_then(|l| l.base());
+    let operand0_ty = base.map_or(op.ty.clone(), |a| m.ty(a).clone());
+    let v = irc_arith::eval::fold(op, &args, &operand0_ty)?;
     let ty = op.ty.clone();
     make_constant(m, &ty, &v)
 }
@@ -103,8 +105,8 @@ fn phi_constant(m: &Module, d: SsaDef) -> Option<SsaDef> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use irc_interp::eval::constant_literals;
-    use irc_interp::value::constant_value;
+    use irc_arith::eval::constant_literals;
+    use irc_arith::value::constant_value;
     use irc_ir::{ScalarType, Type};
 
     #[test]

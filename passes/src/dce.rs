@@ -27,6 +27,7 @@
 
 use crate::caps::PassContext;
 use crate::PassError;
+use irc_ir::format::{DclInput, DclInputBuiltIn};
 use irc_ir::{BuiltIn, EntityRef, InterpolationModes, Module, OpCode, Operand, SsaDef};
 use rustc_hash::FxHashMap;
 
@@ -117,11 +118,13 @@ fn is_declaration_root(m: &Module, d: SsaDef) -> bool {
         | OpCode::DclXfb => true,
         // Per-sample execution is a property of the declaration, not of its loads.
         OpCode::DclInputBuiltIn => matches!(
-            op.operand_lit(1).and_then(BuiltIn::from_u64),
+            DclInputBuiltIn::of(op)
+                .builtin()
+                .and_then(BuiltIn::from_u64),
             Some(BuiltIn::SampleId | BuiltIn::SamplePosition)
         ),
-        OpCode::DclInput => op
-            .operand_lit(3)
+        OpCode::DclInput => DclInput::of(op)
+            .interpolation()
             .is_some_and(|f| f & u64::from(InterpolationModes::Sample.0) != 0),
         _ => false,
     }

@@ -33,6 +33,7 @@ use crate::caps::PassContext;
 use crate::fold_util::is_pure;
 use crate::PassError;
 use irc_ir::analysis::{functions, Cfg};
+use irc_ir::format::{BranchConditional, DclInput, DclInputBuiltIn, Load, Store, Switch};
 use irc_ir::{BuiltIn, InterpolationModes, Module, OpCode, SsaDef};
 use rustc_hash::FxHashSet;
 
@@ -79,11 +80,13 @@ fn dead_inputs(m: &Module) -> Vec<SsaDef> {
             let op = m.op(d);
             let keep = match op.opcode {
                 OpCode::DclInputBuiltIn => matches!(
-                    op.operand_lit(1).and_then(BuiltIn::from_u64),
+                    DclInputBuiltIn::of(op)
+                        .builtin()
+                        .and_then(BuiltIn::from_u64),
                     Some(BuiltIn::SampleId | BuiltIn::SamplePosition)
                 ),
-                OpCode::DclInput => op
-                    .operand_lit(3)
+                OpCode::DclInput => DclInput::of(op)
+                    .interpolation()
                     .is_some_and(|f| f & u64::from(InterpolationModes::Sample.0) != 0),
                 _ => return false,
             };
@@ -101,7 +104,8 @@ fn dead_output_stores(m: &Module) -> Vec<SsaDef> {
         let op = m.op(d);
         match op.opcode {
             OpCode::OutputStore => {
-                let (Some(out), addr) = (op.operand_def(0), op.operands[1]) else {
+                let addr = op.operands[irc_ir::format::slots::Store.address];
+                let (Some(out), addr) = (Store::of(op).base(), addr) else {
                     pending.clear();
                     continue;
                 };
@@ -122,7 +126,7 @@ fn dead_output_stores(m: &Module) -> Vec<SsaDef> {
                 pending.push((out, addr, d));
             }
             OpCode::OutputLoad => {
-                let out = op.operand_def(0);
+                let out = Load::of(op).base();
                 pending.retain(|p| Some(p.0) != out);
             }
             o if o == OpCode::Label
@@ -177,7 +181,8 @@ pub fn uniform_values(m: &Module) -> FxHashSet<SsaDef> {
                 };
                 let top = m.op(t);
                 let cond = match top.opcode {
-                    OpCode::BranchConditional | OpCode::Switch => top.operand_def(0),
+                    OpCode::BranchConditional => BranchConditional::of(top).cond(),
+                    OpCode::Switch => Switch::of(top).selector(),
                     _ => None,
                 };
                 if cond.is_some_and(|c| !uni.contains(&c)) {

@@ -53,6 +53,7 @@ use crate::caps::PassContext;
 use crate::dce::remove_all;
 use crate::PassError;
 use irc_ir::analysis::{construct, functions, Block, Cfg, DomTree};
+use irc_ir::format::Phi;
 use irc_ir::{Construct, Module, Op, OpCode, Operand, SsaDef, Type};
 use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
@@ -484,7 +485,8 @@ fn restructure(m: &mut Module, cfg: &Cfg, plan: &Plan, ml: SsaDef) {
         for (l, v) in outer {
             new = new.arg(l).arg(v);
         }
-        match new.operands.get(1).and_then(|o| o.as_ref()) {
+        let only = Phi::of(&new).pairs().next().and_then(|(_, v)| v);
+        match only {
             Some(v) if new.operands.len() == 2 && v != phi => {
                 m.replace_all_uses(phi, v);
                 m.remove(phi);
@@ -558,7 +560,8 @@ fn drop_phi_pairs(m: &mut Module, label: SsaDef, pred: SsaDef) {
             m.rewrite(phi, new);
             continue;
         }
-        let v = match new.operands.get(1).and_then(|o| o.as_ref()) {
+        let only = Phi::of(&new).pairs().next().and_then(|(_, v)| v);
+        let v = match only {
             Some(v) if v != phi => v,
             _ => m.add(Op::new(OpCode::Undef, m.ty(phi).clone())),
         };

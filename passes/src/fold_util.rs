@@ -3,9 +3,9 @@
 //! that became dead, and the effective float flags of an op (its own flags plus the `SetFpMode`
 //! defaults of its result type).
 
-use irc_interp::eval::constant_literals;
-use irc_interp::value::constant_value;
-use irc_interp::Value;
+use irc_arith::eval::constant_literals;
+use irc_arith::value::constant_value;
+use irc_arith::Value;
 use irc_ir::{EntityRef, Module, Op, OpCode, OpFlags, ScalarType, SsaDef, Type};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;

@@ -21,7 +21,7 @@
 //! value, and the later one is replaced by the earlier one. After the walk, phis that merge a
 //! single value (ignoring self-references, including ones that became trivial because their
 //! operands were merged) are replaced by that value with the frontend's
-//! [`irc_frontend::ssa::remove_trivial_phis`] worklist.
+//! [`irc_ir::ssa_util::remove_trivial_phis`] worklist.
 //!
 //! Merging two phis or removing a trivial one can make more ops identical (their operands were
 //! different phis before), and the walk sees the operands of a loop header's phis coming from
@@ -84,7 +84,7 @@ fn number_function(m: &mut Module, f: FunctionRange) -> bool {
         }
     }
     let phis: Vec<SsaDef> = w.phis.into_iter().filter(|&p| m.is_live(p)).collect();
-    irc_frontend::ssa::remove_trivial_phis(m, phis.clone());
+    irc_ir::ssa_util::remove_trivial_phis(m, phis.clone());
     w.changed || phis.iter().any(|&p| !m.is_live(p))
 }
 

@@ -24,7 +24,7 @@
 //! arithmetic exactly; `FAdd`, `FMul`, `FMulLegacy`, `FDot*` and `FMin`/`FMax` up to the
 //! payload of a NaN result when both operands are NaN (the host, like GPUs, returns one of the
 //! input NaNs; `irc_interp::compare` treats all NaNs of a type as equal, and no target
-//! preserves NaN payloads). `FMin`/`FMax` were checked against `irc_interp::float::fmin`: a
+//! preserves NaN payloads). `FMin`/`FMax` were checked against `irc_arith::float::fmin`: a
 //! single NaN yields the other operand in either order, and `min(−0, +0) = −0` either way.
 //!
 //! **May trap** are the pure ops the interpreter can stop on with an out-of-range access, unless
@@ -33,7 +33,11 @@
 //! struct indices; their array indices are robust), and `Pointer` (unsupported). `licm` hoists
 //! those only from blocks that run whenever the loop is entered.
 
-use irc_ir::{Module, Op, OpCode, Operand, SsaDef, Type};
+use irc_ir::format::{
+    slots, AlignedLoad, CompositeExtract, CompositeInsert, Constant, DescriptorLoad, ImageLoad,
+    Load,
+};
+use irc_ir::{Attrs, Module, Op, OpCode, Operand, SsaDef, Type};
 
 /// True if `d` is a pure op (see the module docs): it may be merged with an identical op that
 /// dominates it, and computed anywhere its operands are available.
@@ -51,8 +55,11 @@ pub fn is_pure(m: &Module, d: SsaDef) -> bool {
     }
     match o {
         OpCode::Phi | OpCode::Unknown => false,
-        OpCode::BufferLoad | OpCode::ImageLoad => op
-            .operand_def(0)
+        OpCode::BufferLoad => AlignedLoad::of(op)
+            .base()
+            .is_some_and(|desc| is_read_only_descriptor(m, desc)),
+        OpCode::ImageLoad => ImageLoad::of(op)
+            .descriptor()
             .is_some_and(|desc| is_read_only_descriptor(m, desc)),
         _ => !o.reads_state(),
     }
@@ -62,8 +69,8 @@ pub fn is_pure(m: &Module, d: SsaDef) -> bool {
 fn is_read_only_descriptor(m: &Module, desc: SsaDef) -> bool {
     let op = m.op(desc);
     op.opcode == OpCode::DescriptorLoad
-        && op
-            .operand_def(0)
+        && DescriptorLoad::of(op)
+            .decl()
             .is_some_and(|dcl| matches!(m.opcode(dcl), OpCode::DclCbv | OpCode::DclSrv))
 }
 
@@ -75,23 +82,34 @@ fn is_read_only_descriptor(m: &Module, desc: SsaDef) -> bool {
 pub fn may_trap(m: &Module, d: SsaDef) -> bool {
     let op = m.op(d);
     let width = op.ty.as_basic().map_or(1, |b| b.vec_size() as u64);
-    let addr = |i: usize| op.operand_def(i);
-    let base = |i: usize| op.operand_def(i).map(|x| m.ty(x).clone());
+    let ty = |x: Option<SsaDef>| x.map(|x| m.ty(x).clone());
     let (base, addr, robust_arrays) = match op.opcode {
-        OpCode::CompositeExtract | OpCode::CompositeInsert => (base(0), addr(1), false),
-        OpCode::InputLoad => (base(0), addr(1), false),
-        OpCode::ConstantLoad | OpCode::PushDataLoad => (base(0), addr(1), true),
+        OpCode::CompositeExtract => {
+            let e = CompositeExtract::of(op);
+            (ty(e.composite()), e.address(), false)
+        }
+        OpCode::CompositeInsert => {
+            let i = CompositeInsert::of(op);
+            (ty(i.composite()), i.address(), false)
+        }
+        OpCode::InputLoad => (ty(Load::of(op).base()), Load::of(op).address(), false),
+        OpCode::ConstantLoad | OpCode::PushDataLoad => {
+            (ty(Load::of(op).base()), Load::of(op).address(), true)
+        }
         OpCode::BufferLoad => {
-            let decl = op.operand_def(0).and_then(|desc| m.op(desc).operand_def(0));
-            (decl.map(|x| m.ty(x).clone()), addr(1), true)
+            let load = AlignedLoad::of(op);
+            let decl = load
+                .base()
+                .and_then(|desc| DescriptorLoad::try_of(m.op(desc))?.decl());
+            (ty(decl), load.address(), true)
         }
         OpCode::Pointer => return true,
         _ => return false,
     };
     // An insert writes as many components as the inserted value has.
     let width = match op.opcode {
-        OpCode::CompositeInsert => op
-            .operand_def(2)
+        OpCode::CompositeInsert => CompositeInsert::of(op)
+            .value()
             .and_then(|v| m.ty(v).as_basic())
             .map_or(1, |b| b.vec_size() as u64),
         _ => width,
@@ -119,7 +137,7 @@ fn address_in_range(
     let mut t = base.clone();
     for k in 0..n {
         let index = if constant {
-            m.op(addr).operand_lit(k)
+            Constant::of(m.op(addr)).scalar(k)
         } else {
             None
         };
@@ -153,48 +171,15 @@ fn address_in_range(
     true
 }
 
-/// True if swapping the two operands never changes the result (see the module docs).
-pub fn is_commutative(o: OpCode) -> bool {
-    matches!(
-        o,
-        OpCode::FAdd
-            | OpCode::FMul
-            | OpCode::FMulLegacy
-            | OpCode::FDot
-            | OpCode::FDotLegacy
-            | OpCode::FMin
-            | OpCode::FMax
-            | OpCode::FEq
-            | OpCode::FNe
-            | OpCode::IAdd
-            | OpCode::IAddCarry
-            | OpCode::IMul
-            | OpCode::SMulExtended
-            | OpCode::UMulExtended
-            | OpCode::IAnd
-            | OpCode::IOr
-            | OpCode::IXor
-            | OpCode::IEq
-            | OpCode::INe
-            | OpCode::BAnd
-            | OpCode::BOr
-            | OpCode::BEq
-            | OpCode::BNe
-            | OpCode::UMin
-            | OpCode::UMax
-            | OpCode::SMin
-            | OpCode::SMax
-    )
-}
-
 /// The value-numbering key of a pure op: the op itself with the operands of a commutative op
 /// in id order, so `a + b` and `b + a` get the same key.
 pub fn value_key(op: &Op) -> Op {
     let mut key = op.clone();
-    if is_commutative(op.opcode) && key.operands.len() == 2 {
-        if let (Operand::Ref(a), Operand::Ref(b)) = (key.operands[0], key.operands[1]) {
+    if op.opcode.is(Attrs::COMMUTATIVE) && key.operands.len() == 2 {
+        let (sa, sb) = (slots::Arith.a, slots::Arith.b);
+        if let (Operand::Ref(a), Operand::Ref(b)) = (key.operands[sa], key.operands[sb]) {
             if b < a {
-                key.operands.swap(0, 1);
+                key.operands.swap(sa, sb);
             }
         }
     }

@@ -42,6 +42,7 @@ use crate::dce::remove_all;
 use crate::gvn_pure::{is_pure, may_trap};
 use crate::PassError;
 use irc_ir::analysis::{construct, functions, Block, Cfg};
+use irc_ir::format::{Branch, BranchConditional, Phi};
 use irc_ir::{Construct, Module, Op, OpCode, SsaDef, Type};
 use rustc_hash::FxHashSet;
 
@@ -175,9 +176,8 @@ fn analyze(m: &Module, cfg: &Cfg, b: Block) -> Result<Option<Plan>, (SsaDef, Str
             "a conditional branch that is not an if/else header".into(),
         ));
     };
-    let op = m.op(term);
-    let (Some(cond), Some(t), Some(f)) = (op.operand_def(0), op.operand_def(1), op.operand_def(2))
-    else {
+    let br = BranchConditional::of(m.op(term));
+    let (Some(cond), Some(t), Some(f)) = (br.cond(), br.if_true(), br.if_false()) else {
         return Ok(None);
     };
     if t == f {
@@ -272,7 +272,7 @@ fn arm(
         }
         chain.push(cur);
         prev = cur;
-        let Some(next) = m.op(t).operand_def(0) else {
+        let Some(next) = Branch::of(m.op(t)).target() else {
             return Err((t, "a branch without target".into()));
         };
         label = next;
@@ -287,7 +287,8 @@ fn apply(m: &mut Module, cfg: &Cfg, b: Block, plan: &Plan) {
         let ops = &cfg.block(a).ops;
         for &d in &ops[1..ops.len() - 1] {
             if m.opcode(d) == OpCode::Phi {
-                let v = m.op(d).operand_def(1).expect("single-pair phi");
+                let v = Phi::of(m.op(d)).pairs().next().and_then(|(_, v)| v);
+                let v = v.expect("single-pair phi");
                 m.replace_all_uses(d, v);
                 m.remove(d);
             } else {

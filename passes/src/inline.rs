@@ -42,6 +42,7 @@ use crate::dce::remove_all;
 use crate::PassError;
 use irc_ir::analysis::cfg::{self, Cfg, FunctionRange};
 use irc_ir::analysis::DomTree;
+use irc_ir::format::{FunctionCall, ParamLoad, Return};
 use irc_ir::{Construct, Module, Op, OpCode, Operand, SsaDef, Type};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -72,7 +73,7 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
     let mut cache: FxHashMap<SsaDef, Callee> = FxHashMap::default();
     for f in &order {
         for &call in &calls[f] {
-            let Some(g) = m.op(call).operand_def(0) else {
+            let Some(g) = FunctionCall::of(m.op(call)).callee() else {
                 continue;
             };
             let callee = cache
@@ -135,7 +136,7 @@ fn post_order(
             let list = calls.get(&f).map_or(&[][..], |v| &v[..]);
             if let Some(&call) = list.get(*i) {
                 *i += 1;
-                let Some(g) = m.op(call).operand_def(0) else {
+                let Some(g) = FunctionCall::of(m.op(call)).callee() else {
                     continue;
                 };
                 match state.get(&g) {
@@ -241,7 +242,7 @@ fn inline_call(m: &mut Module, call: SsaDef, g: &Callee) {
         a = m.prev(a).expect("call inside a block");
     }
     let params: Vec<SsaDef> = m.op(g.function).ref_defs().collect();
-    let args: Vec<Operand> = m.op(call).operands[1..].to_vec();
+    let args: Vec<Operand> = FunctionCall::of(m.op(call)).args().to_vec();
 
     // 1. Split A at the call: K takes the rest of A, and its construct if it is a selection.
     let (kind, merge, _) = cfg::construct(m, a).unwrap_or((Construct::None, None, None));
@@ -280,7 +281,9 @@ fn inline_call(m: &mut Module, call: SsaDef, g: &Callee) {
         let op = m.op(o);
         match op.opcode {
             OpCode::ParamLoad => {
-                let p = op.operand_def(1).expect("ParamLoad names a parameter");
+                let p = ParamLoad::of(op)
+                    .param()
+                    .expect("ParamLoad names a parameter");
                 let i = params.iter().position(|&x| x == p).expect("parameter");
                 if let Operand::Ref(v) = args[i] {
                     map.insert(o, v);
@@ -288,7 +291,7 @@ fn inline_call(m: &mut Module, call: SsaDef, g: &Callee) {
                 continue;
             }
             OpCode::Return => {
-                let v = op.operand_def(0);
+                let v = Return::of(op).value();
                 let b = m.insert_before(k, branch(k));
                 map.insert(o, b);
                 ret_values.push((o, v));

@@ -28,6 +28,7 @@
 //!   over-approximation, which recovers the bounds the conditions give.
 
 use irc_ir::analysis::{functions, Block, Cfg, DomTree};
+use irc_ir::format::{Arith, BranchConditional, Clamp, Constant, FRound, Select};
 use irc_ir::{EntityRef, Module, OpCode, ScalarType, SsaDef};
 
 /// The range of one value.
@@ -131,7 +132,8 @@ fn block_facts(m: &Module, cfg: &Cfg, dom: &DomTree) -> Vec<Vec<Fact>> {
             if let Some(t) = cfg.block(*p).terminator {
                 let op = m.op(t);
                 if op.opcode == OpCode::BranchConditional {
-                    let (c, tt, ff) = (op.operand_def(0), op.operand_def(1), op.operand_def(2));
+                    let br = BranchConditional::of(op);
+                    let (c, tt, ff) = (br.cond(), br.if_true(), br.if_false());
                     let label = cfg.label(b);
                     if let (Some(c), Some(tt), Some(ff)) = (c, tt, ff) {
                         if tt != ff && (label == tt || label == ff) {
@@ -212,7 +214,7 @@ impl Analysis<'_> {
             let Some(rel) = relation(op.opcode) else {
                 continue;
             };
-            let (Some(x), Some(y)) = (op.operand_def(0), op.operand_def(1)) else {
+            let (Some(x), Some(y)) = (Arith::of(op).a(), Arith::of(op).b()) else {
                 continue;
             };
             let cmp_ty = compare_type(op.opcode, vt);
@@ -269,7 +271,7 @@ impl Analysis<'_> {
         let m = self.m;
         let op = m.op(d);
         let b = self.cfg.block_of(d);
-        let arg = |i: usize| op.operand_def(i).map_or(R::Top, |v| self.at(v, b));
+        let arg = |a: Option<SsaDef>| a.map_or(R::Top, |v| self.at(v, b));
         if let Some(t) = int_scalar(m, d) {
             let (tlo, thi) = int_limits(t).unwrap_or((0, 0));
             let fit = |lo: i64, hi: i64| {
@@ -279,14 +281,16 @@ impl Analysis<'_> {
                     R::Top
                 }
             };
-            // Integer operand `i` read as `t` (signedness of this op).
-            let iarg = |i: usize, as_t: ScalarType| -> Option<(i64, i64)> {
-                let v = op.operand_def(i)?;
+            // Integer operand `a` read as `t` (signedness of this op).
+            let iarg = |a: Option<SsaDef>, as_t: ScalarType| -> Option<(i64, i64)> {
+                let v = a?;
                 reinterpret(self.at(v, b).int()?, int_scalar(m, v)?, as_t)
             };
+            let ar = Arith::try_of(op);
+            let (a0, a1) = (ar.and_then(|x| x.a()), ar.and_then(|x| x.b()));
             let r = match op.opcode {
                 OpCode::IAdd | OpCode::ISub | OpCode::IMul => {
-                    let (Some(x), Some(y)) = (iarg(0, t), iarg(1, t)) else {
+                    let (Some(x), Some(y)) = (iarg(a0, t), iarg(a1, t)) else {
                         return R::Top;
                     };
                     let (lo, hi) = match op.opcode {
@@ -299,8 +303,8 @@ impl Analysis<'_> {
                     };
                     fit(lo, hi)
                 }
-                OpCode::INeg => iarg(0, t).map_or(R::Top, |x| fit(-x.1, -x.0)),
-                OpCode::IAbs => iarg(0, t).map_or(R::Top, |x| {
+                OpCode::INeg => iarg(a0, t).map_or(R::Top, |x| fit(-x.1, -x.0)),
+                OpCode::IAbs => iarg(a0, t).map_or(R::Top, |x| {
                     let hi = x.0.abs().max(x.1.abs());
                     let lo = if x.0 <= 0 && x.1 >= 0 {
                         0
@@ -310,7 +314,7 @@ impl Analysis<'_> {
                     fit(lo, hi)
                 }),
                 OpCode::SMin | OpCode::SMax | OpCode::UMin | OpCode::UMax => {
-                    let (Some(x), Some(y)) = (iarg(0, t), iarg(1, t)) else {
+                    let (Some(x), Some(y)) = (iarg(a0, t), iarg(a1, t)) else {
                         return R::Top;
                     };
                     if matches!(op.opcode, OpCode::SMin | OpCode::UMin) {
@@ -320,16 +324,21 @@ impl Analysis<'_> {
                     }
                 }
                 OpCode::SClamp | OpCode::UClamp => {
-                    let (Some(x), Some(l), Some(h)) = (iarg(0, t), iarg(1, t), iarg(2, t)) else {
+                    let cl = Clamp::of(op);
+                    let (Some(x), Some(l), Some(h)) =
+                        (iarg(cl.a(), t), iarg(cl.lo(), t), iarg(cl.hi(), t))
+                    else {
                         return R::Top;
                     };
                     // min(max(x, l), h)
                     let (lo, hi) = (x.0.max(l.0), x.1.max(l.1));
                     fit(lo.min(h.0), hi.min(h.1))
                 }
-                OpCode::Select => arg(1).join(arg(2)),
+                OpCode::Select => {
+                    arg(Select::of(op).if_true()).join(arg(Select::of(op).if_false()))
+                }
                 OpCode::Phi => self.phi(d),
-                OpCode::ConvertFtoI => match arg(0).float() {
+                OpCode::ConvertFtoI => match arg(a0).float() {
                     Some((lo, hi)) if t.is_signed_int() => {
                         if lo > tlo as f64 && hi < thi as f64 {
                             R::Int(lo.trunc() as i64, hi.trunc() as i64)
@@ -351,17 +360,19 @@ impl Analysis<'_> {
             return r;
         }
         if float_scalar(m, d) {
-            let fl = |i: usize| arg(i).float();
+            let fl = |a: Option<SsaDef>| arg(a).float();
+            let ar = Arith::try_of(op);
+            let (a0, a1) = (ar.and_then(|x| x.a()), ar.and_then(|x| x.b()));
             let r = match op.opcode {
-                OpCode::ConvertItoF => op
-                    .operand_def(0)
+                OpCode::ConvertItoF => a0
                     .and_then(|v| self.at(v, b).int())
                     .map_or(R::Top, |(lo, hi)| {
                         R::Float(lo as f32 as f64, hi as f32 as f64)
                     }),
-                OpCode::FRound => fl(0).map_or(R::Top, |(lo, hi)| R::Float(lo.floor(), hi.ceil())),
-                OpCode::FNeg => fl(0).map_or(R::Top, |(lo, hi)| R::Float(-hi, -lo)),
-                OpCode::FAbs => fl(0).map_or(R::Top, |(lo, hi)| {
+                OpCode::FRound => fl(FRound::of(op).a())
+                    .map_or(R::Top, |(lo, hi)| R::Float(lo.floor(), hi.ceil())),
+                OpCode::FNeg => fl(a0).map_or(R::Top, |(lo, hi)| R::Float(-hi, -lo)),
+                OpCode::FAbs => fl(a0).map_or(R::Top, |(lo, hi)| {
                     let a = lo.abs().max(hi.abs());
                     R::Float(
                         if lo <= 0.0 && hi >= 0.0 {
@@ -372,7 +383,7 @@ impl Analysis<'_> {
                         a,
                     )
                 }),
-                OpCode::FAdd | OpCode::FSub | OpCode::FMul => match (fl(0), fl(1)) {
+                OpCode::FAdd | OpCode::FSub | OpCode::FMul => match (fl(a0), fl(a1)) {
                     (Some(x), Some(y)) => {
                         let (lo, hi) = match op.opcode {
                             OpCode::FAdd => (x.0 + y.0, x.1 + y.1),
@@ -389,18 +400,20 @@ impl Analysis<'_> {
                     }
                     _ => R::Top,
                 },
-                OpCode::FMin | OpCode::FMax => match (fl(0), fl(1)) {
+                OpCode::FMin | OpCode::FMax => match (fl(a0), fl(a1)) {
                     (Some(x), Some(y)) if op.opcode == OpCode::FMin => {
                         R::Float(x.0.min(y.0), x.1.min(y.1))
                     }
                     (Some(x), Some(y)) => R::Float(x.0.max(y.0), x.1.max(y.1)),
                     _ => R::Top,
                 },
-                OpCode::FClamp => match (fl(1), fl(2)) {
+                OpCode::FClamp => match (fl(Clamp::of(op).lo()), fl(Clamp::of(op).hi())) {
                     (Some(l), Some(h)) => R::Float(l.0.min(h.0), h.1),
                     _ => R::Top,
                 },
-                OpCode::Select => arg(1).join(arg(2)),
+                OpCode::Select => {
+                    arg(Select::of(op).if_true()).join(arg(Select::of(op).if_false()))
+                }
                 OpCode::Phi => self.phi(d),
                 _ => R::Top,
             };
@@ -454,7 +467,7 @@ pub fn constant_range(m: &Module, d: SsaDef) -> R {
     let lit = if op.opcode == OpCode::Undef {
         0
     } else {
-        match op.operand_lit(0) {
+        match Constant::try_of(op).and_then(|c| c.scalar(0)) {
             Some(l) => l,
             None => return R::Top,
         }

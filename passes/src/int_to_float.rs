@@ -60,8 +60,9 @@ use crate::caps::PassContext;
 use crate::int_range::{self, compare_type, int_scalar, reinterpret, R};
 use crate::PassError;
 use irc_ir::analysis::{functions, Cfg};
+use irc_ir::format::Arith;
 use irc_ir::{
-    EntityRef, Module, Op, OpCode, OpFlags, Operand, RoundMode, ScalarType, SsaDef, Type,
+    Attrs, EntityRef, Module, Op, OpCode, OpFlags, Operand, RoundMode, ScalarType, SsaDef, Type,
 };
 use rustc_hash::FxHashSet;
 
@@ -87,8 +88,8 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
             let op = m.op(d);
             op.opcode == OpCode::ConvertItoF
                 && op.ty.as_scalar() == Some(ScalarType::F32)
-                && op
-                    .operand_def(0)
+                && Arith::of(op)
+                    .a()
                     .is_some_and(|x| cands.contains(&x) || small_constant(m, x))
         })
         .collect();
@@ -161,7 +162,7 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
         }
     }
     for &d in &itofs {
-        let x = m.op(d).operand_def(0).expect("operand");
+        let x = Arith::of(m.op(d)).a().expect("operand");
         let fx = float_operand(m, &cands, x);
         if negz.contains(&x) {
             let zero = m.add(Op::new(OpCode::Constant, ScalarType::F32).lit(0));
@@ -290,7 +291,7 @@ fn float_comparison(op: OpCode) -> Option<OpCode> {
 /// same under the comparison's signedness (and, for `IEq`/`INe`, under each other's type).
 fn comparison_ok(m: &Module, ranges: &[R], cands: &FxHashSet<SsaDef>, d: SsaDef) -> bool {
     let op = m.op(d);
-    let (Some(x), Some(y)) = (op.operand_def(0), op.operand_def(1)) else {
+    let (Some(x), Some(y)) = (Arith::of(op).a(), Arith::of(op).b()) else {
         return false;
     };
     let (Some(xt), Some(yt)) = (int_scalar(m, x), int_scalar(m, y)) else {
@@ -341,7 +342,7 @@ fn rewrite_candidate(m: &mut Module, cands: &FxHashSet<SsaDef>, d: SsaDef) {
     });
     if op.opcode == OpCode::ConvertFtoI {
         new = new
-            .arg(op.operand_def(0).expect("operand"))
+            .arg(Arith::of(&op).a().expect("operand"))
             .lit(u64::from(RoundMode::Zero.0));
         m.rewrite(d, new);
         return;
@@ -370,15 +371,17 @@ fn maybe_negative_zero(m: &Module, ranges: &[R], cands: &FxHashSet<SsaDef>) -> F
                 continue;
             }
             let op = m.op(d);
-            let may = |i: usize| op.operand_def(i).is_some_and(|x| set.contains(&x));
+            let may = |a: Option<SsaDef>| a.is_some_and(|x| set.contains(&x));
+            let ar = Arith::try_of(op);
+            let (a0, a1) = (ar.and_then(|x| x.a()), ar.and_then(|x| x.b()));
             let yes = match op.opcode {
                 OpCode::IMul | OpCode::INeg => true,
                 OpCode::ConvertFtoI => !matches!(
-                    op.operand_def(0).map(|x| ranges[x.index()]),
+                    a0.map(|x| ranges[x.index()]),
                     Some(R::Float(lo, _)) if lo > 0.0
                 ),
-                OpCode::IAdd => may(0) && may(1),
-                OpCode::ISub => may(0),
+                OpCode::IAdd => may(a0) && may(a1),
+                OpCode::ISub => may(a0),
                 OpCode::IAbs => false,
                 _ => value_operands(m, d).any(|x| set.contains(&x)),
             };
@@ -443,16 +446,9 @@ fn check(m: &Module, ranges: &[R]) -> Result<(), PassError> {
             | OpCode::UClamp => Some(unbounded(
                 "integer arithmetic not provably exact in f32 (|v| > 2^24, wraparound or vector)",
             )),
-            OpCode::IEq
-            | OpCode::INe
-            | OpCode::SLt
-            | OpCode::SLe
-            | OpCode::SGt
-            | OpCode::SGe
-            | OpCode::ULt
-            | OpCode::ULe
-            | OpCode::UGt
-            | OpCode::UGe => Some(unbounded("integer comparison of values not exact in f32")),
+            o if o.is(Attrs::INT | Attrs::COMPARE) => {
+                Some(unbounded("integer comparison of values not exact in f32"))
+            }
             OpCode::ConvertItoF | OpCode::ConvertItoI => {
                 Some(unbounded("conversion of an integer not exact in f32"))
             }

@@ -179,7 +179,7 @@ fn small_integer_arithmetic_with_negative_zero() {
     let mut inputs = ShaderInputs::random(&m, 0);
     for inv in &mut inputs.invocations {
         for v in inv.io.values_mut() {
-            *v = irc_interp::Value::Scalar(irc_interp::Scalar::F32(0.25));
+            *v = irc_arith::Value::Scalar(irc_arith::Scalar::F32(0.25));
         }
     }
     let before = irc_ir::text::parse(SMALL).unwrap();

@@ -17,7 +17,7 @@
 //!    element per sampler/stage. A declared type that matches no known layout (member count,
 //!    vector sizes, scalar classes) is left alone: its loads keep reading the input.
 //! 2. Each `InputLoad` of such a declaration is resolved like the interpreter resolves it
-//!    (`irc_interp::access::value_get`): a null address loads the whole value, a constant
+//!    (`irc_arith::access::value_get`): a null address loads the whole value, a constant
 //!    address picks the member / element / component. The load is replaced by a `Constant`
 //!    (and its debug names dropped). A load whose constant address is out of range, or whose
 //!    result type does not match what it addresses, is left alone (it traps or is malformed;
@@ -35,8 +35,9 @@
 use crate::caps::PassContext;
 use crate::fold_util::{const_value, make_constant, replace_value};
 use crate::PassError;
-use irc_interp::access::value_get;
-use irc_interp::{Scalar, Value};
+use irc_arith::access::value_get;
+use irc_arith::{Scalar, Value};
+use irc_ir::format::{slots, DclInputBuiltIn, Load};
 use irc_ir::{BasicType, BuiltIn, Module, Op, OpCode, Operand, SsaDef, Type};
 
 /// A D3D9 comparison function, numbered like `VkCompareOp` (what `LegacyAlphaTest.compareOp`
@@ -245,7 +246,9 @@ impl LegacyState {
         m.declarations()
             .filter(|&d| m.opcode(d) == OpCode::DclInputBuiltIn)
             .filter_map(|d| {
-                let b = m.op(d).operand_lit(1).and_then(BuiltIn::from_u64)?;
+                let b = DclInputBuiltIn::of(m.op(d))
+                    .builtin()
+                    .and_then(BuiltIn::from_u64)?;
                 if !STATE_BUILTINS.contains(&b) {
                     return None;
                 }
@@ -357,7 +360,7 @@ fn typed(bt: BasicType, d: Datum) -> Option<Value> {
         }
         Datum::F32(v) if v.len() == n && t.is_float() => Some(Value::from_components(
             v.iter()
-                .map(|&x| irc_interp::float::from_f64(f64::from(x), t))
+                .map(|&x| irc_arith::float::from_f64(f64::from(x), t))
                 .collect(),
         )),
         _ => None,
@@ -372,7 +375,7 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
             .uses(decl)
             .iter()
             .copied()
-            .filter(|&u| m.opcode(u) == OpCode::InputLoad && m.op(u).operand_def(0) == Some(decl))
+            .filter(|&u| m.opcode(u) == OpCode::InputLoad && Load::of(m.op(u)).base() == Some(decl))
             .collect();
         loads.sort();
         loads.dedup();
@@ -387,7 +390,11 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
 fn specialize(m: &mut Module, decl: SsaDef, load: SsaDef, value: &Value) -> bool {
     let op = m.op(load).clone();
     let n = op.ty.as_basic().map_or(1, |b| b.vec_size() as usize);
-    let address = op.operands.get(1).copied().unwrap_or(Operand::Null);
+    let address = op
+        .operands
+        .get(slots::Load.address)
+        .copied()
+        .unwrap_or(Operand::Null);
     let index: Option<Vec<u64>> = match address {
         Operand::Null => Some(Vec::new()),
         Operand::Ref(a) => const_value(m, a).and_then(|v| {

@@ -209,7 +209,7 @@ fn specialized_shader_matches_the_original_given_the_state() {
             .code()
             .filter(|&d| after.opcode(d) == OpCode::InputLoad)
             .filter(|&d| {
-                let decl = after.op(d).operand_def(0).unwrap();
+                let decl = irc_ir::format::Load::of(after.op(d)).base().unwrap();
                 after.opcode(decl) == OpCode::DclInputBuiltIn
             })
             .count();

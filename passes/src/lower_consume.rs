@@ -37,6 +37,7 @@ use crate::types_util::{
     width,
 };
 use crate::PassError;
+use irc_ir::format::{slots, Arith};
 use irc_ir::{EntityRef, Module, Op, OpCode, ScalarType, SsaDef, Type};
 use smallvec::SmallVec;
 
@@ -81,7 +82,7 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
     // itself (a variable the loop only round-trips through `?`): such phis are trivial, and a
     // self reference cannot even be encoded.
     let phis: Vec<SsaDef> = m.code().filter(|&d| m.opcode(d) == OpCode::Phi).collect();
-    irc_frontend::ssa::remove_trivial_phis(m, phis);
+    irc_ir::ssa_util::remove_trivial_phis(m, phis);
     changed |= m.len() != before;
     check_resolved(m, true)?;
     Ok(changed)
@@ -102,9 +103,8 @@ fn plan(m: &Module) -> Result<Vec<Plan>, PassError> {
         if m.opcode(c) != OpCode::ConsumeAs {
             continue;
         }
-        let x = m
-            .op(c)
-            .operand_def(0)
+        let x = Arith::of(m.op(c))
+            .a()
             .ok_or_else(|| unsupported(m, c, "ConsumeAs without operand"))?;
         let to = scalar_of(m, c)?;
         let (root, mut steps) = if m.opcode(x) == OpCode::ConsumeAs {
@@ -138,9 +138,8 @@ fn chain(m: &Module, c: SsaDef) -> Result<(SsaDef, Steps), PassError> {
     let mut x = c;
     while m.opcode(x) == OpCode::ConsumeAs {
         links.push(x);
-        x = m
-            .op(x)
-            .operand_def(0)
+        x = Arith::of(m.op(x))
+            .a()
             .ok_or_else(|| unsupported(m, x, "ConsumeAs without operand"))?;
     }
     let mut steps = Steps::new();
@@ -499,13 +498,13 @@ fn fold_casts(m: &mut Module) -> bool {
         if !m.is_live(c) {
             continue;
         }
-        let Some(mut x) = m.op(c).operand_def(0) else {
+        let Some(mut x) = Arith::of(m.op(c)).a() else {
             continue;
         };
         if m.opcode(x) == OpCode::Cast {
             let inner = x;
-            if let Some(y) = m.op(inner).operand_def(0) {
-                m.set_operand(c, 0, y.into());
+            if let Some(y) = Arith::of(m.op(inner)).a() {
+                m.set_operand(c, slots::Arith.a, y.into());
                 x = y;
                 changed = true;
                 if m.uses(inner).is_empty() {

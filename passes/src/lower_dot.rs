@@ -23,6 +23,7 @@
 use crate::caps::PassContext;
 use crate::lower_legacy::{legacy_operands, mad_legacy, mul_legacy, scalar_of};
 use crate::PassError;
+use irc_ir::format::Dot;
 use irc_ir::{Module, Op, OpCode, OpFlags, SsaDef, Type};
 
 /// Runs the pass; returns whether the module changed.
@@ -51,14 +52,15 @@ fn lower(m: &mut Module, cx: &PassContext, d: SsaDef) -> Result<(), PassError> {
         opcode: op.opcode,
         reason,
     };
-    let (Some(mut a), Some(mut b)) = (op.operand_def(0), op.operand_def(1)) else {
+    let dot = Dot::of(&op);
+    let (Some(mut a), Some(mut b)) = (dot.a(), dot.b()) else {
         return Err(internal("a vector operand is missing".into()));
     };
     let add = matches!(op.opcode, OpCode::FDotAdd | OpCode::FDotAddLegacy);
     let legacy = matches!(op.opcode, OpCode::FDotLegacy | OpCode::FDotAddLegacy);
     let mut acc = if add {
         Some(
-            op.operand_def(2)
+            dot.add()
                 .ok_or_else(|| internal("the addend is missing".into()))?,
         )
     } else {

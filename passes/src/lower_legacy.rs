@@ -33,6 +33,7 @@
 
 use crate::caps::PassContext;
 use crate::PassError;
+use irc_ir::format::Arith;
 use irc_ir::{Module, Op, OpCode, OpFlags, ScalarType, SsaDef, Type};
 
 /// Runs the pass; returns whether the module changed.
@@ -58,12 +59,13 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
 fn lower(m: &mut Module, cx: &PassContext, d: SsaDef) -> Result<(), PassError> {
     let op = m.op(d).clone();
     let ty = op.ty.clone();
-    let arg = |i: usize| {
-        op.operand_def(i).ok_or_else(|| PassError::Internal {
+    let operands = Arith::of(&op);
+    let arg = |a: Option<SsaDef>| {
+        a.ok_or_else(|| PassError::Internal {
             pass: "lower-legacy",
             op: d,
             opcode: op.opcode,
-            reason: format!("operand {i} is missing"),
+            reason: "an operand is missing".into(),
         })
     };
     let flags = op.flags;
@@ -87,22 +89,22 @@ fn lower(m: &mut Module, cx: &PassContext, d: SsaDef) -> Result<(), PassError> {
             m.rewrite(d, ieee);
         }
         OpCode::FMulLegacy => {
-            let (a, b) = legacy_operands(m, d, arg(0)?, arg(1)?, &ty);
+            let (a, b) = legacy_operands(m, d, arg(operands.a())?, arg(operands.b())?, &ty);
             m.rewrite(d, Op::new(OpCode::FMul, ty).arg(a).arg(b).with_flags(flags));
         }
         OpCode::FMadLegacy => {
-            let (a, b) = legacy_operands(m, d, arg(0)?, arg(1)?, &ty);
+            let (a, b) = legacy_operands(m, d, arg(operands.a())?, arg(operands.b())?, &ty);
             m.rewrite(
                 d,
                 Op::new(OpCode::FMad, ty)
                     .arg(a)
                     .arg(b)
-                    .arg(arg(2)?)
+                    .arg(arg(operands.c())?)
                     .with_flags(flags),
             );
         }
         OpCode::FPowLegacy => {
-            let (a, b) = (arg(0)?, arg(1)?);
+            let (a, b) = (arg(operands.a())?, arg(operands.b())?);
             let l = m.insert_before(
                 d,
                 Op::new(OpCode::FLog2, ty.clone()).arg(a).with_flags(flags),
@@ -111,7 +113,7 @@ fn lower(m: &mut Module, cx: &PassContext, d: SsaDef) -> Result<(), PassError> {
             m.rewrite(d, Op::new(OpCode::FExp2, ty).arg(p).with_flags(flags));
         }
         OpCode::FLog2Legacy => {
-            let a = arg(0)?;
+            let a = arg(operands.a())?;
             let abs = m.insert_before(d, Op::new(OpCode::FAbs, ty.clone()).arg(a));
             let l = m.insert_before(
                 d,
@@ -539,7 +541,7 @@ pub(crate) mod test_util {
                 .enumerate()
                 .map(|(j, c)| match c.ty() {
                     t if t.is_float() => {
-                        irc_interp::float::from_f64(SPECIAL[(k + j) % SPECIAL.len()], t)
+                        irc_arith::float::from_f64(SPECIAL[(k + j) % SPECIAL.len()], t)
                     }
                     _ => *c,
                 })

@@ -264,7 +264,7 @@ pub(crate) fn f32_to_f16_bits(x: f32) -> u16 {
 mod tests {
     use super::*;
     use crate::lower_legacy::test_util::check_same;
-    use irc_interp::value::constant_scalar;
+    use irc_arith::value::constant_scalar;
     use irc_ir::text;
 
     #[test]

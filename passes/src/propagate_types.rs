@@ -40,6 +40,7 @@ use crate::types_util::{
     width, Votes,
 };
 use crate::PassError;
+use irc_ir::format::{access, slots, Arith, DescriptorLoad};
 use irc_ir::{EntityRef, Module, Op, OpCode, ScalarType, SsaDef};
 
 const NONE: u32 = u32::MAX;
@@ -127,13 +128,10 @@ fn value_operands(op: &Op) -> impl Iterator<Item = usize> + '_ {
 /// The declaration a load, store or atomic accesses.
 fn resource_of(m: &Module, d: SsaDef) -> Option<SsaDef> {
     let op = m.op(d);
-    let base = op.operand_def(0)?;
+    let base = access(op)?.base?;
     match op.opcode {
         OpCode::BufferLoad | OpCode::BufferStore | OpCode::BufferAtomic => {
-            let dl = m.op(base);
-            (dl.opcode == OpCode::DescriptorLoad)
-                .then(|| dl.operand_def(0))
-                .flatten()
+            DescriptorLoad::try_of(m.op(base))?.decl()
         }
         _ => Some(base),
     }
@@ -279,7 +277,7 @@ impl State {
                 }
                 let allowed = self.node(u).is_some()
                     || uop.opcode.is_meta()
-                    || (is_store(uop.opcode) && uop.operand_def(2) == Some(d))
+                    || (is_store(uop.opcode) && access(uop).and_then(|a| a.value) == Some(d))
                     || (uop.opcode == OpCode::CompositeExtract && op.ty.is_struct());
                 if !allowed {
                     return Err(unsupported(
@@ -295,7 +293,7 @@ impl State {
             let op = m.op(d);
             if is_store(op.opcode) {
                 let Some(r) = resource_of(m, d) else { continue };
-                let v = op.operand_def(2);
+                let v = access(op).and_then(|a| a.value);
                 let res_unknown = self.node(r).is_some();
                 let val_node = v.is_some_and(|v| self.is_value(v));
                 let val_unknown = v.is_some_and(|v| has_unknown(m.ty(v)));
@@ -317,8 +315,8 @@ impl State {
                 let Some(rn) = resource_of(m, d).and_then(|r| self.node(r)) else {
                     continue;
                 };
-                let t = op
-                    .operand_def(2)
+                let t = access(op)
+                    .and_then(|a| a.value)
                     .and_then(|v| m.ty(v).as_basic())
                     .map_or(ScalarType::U32, |b| b.scalar_type());
                 self.src[rn as usize].add(if t.is_int() { t } else { ScalarType::U32 });
@@ -446,8 +444,8 @@ impl State {
             }
         }
         if op.opcode == OpCode::ConsumeAs {
-            if let Some(s) = op
-                .operand_def(0)
+            if let Some(s) = Arith::of(&op)
+                .a()
                 .filter(|&a| !has_unknown(m.ty(a)))
                 .and_then(|a| m.ty(a).as_basic())
             {
@@ -456,9 +454,9 @@ impl State {
                     // `ConsumeAs(?, x)` converts these differently from `ConsumeAs(T, x)`:
                     // go through u32, which is what `?` means.
                     let mid = Op::new(OpCode::ConsumeAs, subst(&op.ty, ScalarType::U32))
-                        .arg(new.operands[0]);
+                        .arg(new.operands[slots::Arith.a]);
                     let mid = m.insert_before(d, mid);
-                    new.operands[0] = mid.into();
+                    new.operands[slots::Arith.a] = mid.into();
                 }
             }
         }
@@ -486,7 +484,7 @@ impl State {
     }
 
     fn rewrite_store(&self, m: &mut Module, s: SsaDef, tr: ScalarType) -> Result<(), PassError> {
-        let Some(v) = m.op(s).operand_def(2) else {
+        let Some(v) = access(m.op(s)).and_then(|a| a.value) else {
             return Ok(());
         };
         let vty = m.ty(v).clone();

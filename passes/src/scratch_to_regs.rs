@@ -39,6 +39,7 @@
 use crate::caps::PassContext;
 use crate::PassError;
 use irc_ir::analysis::cfg;
+use irc_ir::format::{Constant, EntryMode, Load, Store};
 use irc_ir::{Module, Op, OpCode, Operand, ScalarType, SsaDef, Type};
 use rustc_hash::FxHashMap;
 
@@ -185,7 +186,7 @@ fn address(m: &mut Module, at: SsaDef, addr: Option<SsaDef>) -> Vec<Index> {
             .map(|c| match m.op(c) {
                 o if o.opcode == OpCode::Constant && o.operands.len() == 1 => Index::Const(mask(
                     o.ty.as_scalar().unwrap_or(ScalarType::U32),
-                    o.operand_lit(0).unwrap_or(0),
+                    Constant::of(o).scalar(0).unwrap_or(0),
                 )),
                 _ => Index::Dyn(c),
             })
@@ -395,7 +396,7 @@ fn scratch(m: &mut Module, s: SsaDef) -> Result<bool, PassError> {
     }
     for &u in &users {
         if !matches!(m.opcode(u), OpCode::ScratchLoad | OpCode::ScratchStore)
-            || m.op(u).operand_def(0) != Some(s)
+            || irc_ir::format::access(m.op(u)).and_then(|a| a.base) != Some(s)
         {
             return Err(unsupported(
                 m,
@@ -410,7 +411,7 @@ fn scratch(m: &mut Module, s: SsaDef) -> Result<bool, PassError> {
         .find(|&d| m.opcode(d) == OpCode::Label)
         .ok_or_else(|| unsupported(m, func, "function without blocks"))?;
     // Temporaries are declared for the entry point the scratch array belongs to.
-    let entry = m.op(s).operand_def(0);
+    let entry = EntryMode::of(m.op(s)).entry();
     let mut slots: FxHashMap<u64, SsaDef> = FxHashMap::default();
     let mut slot = |m: &mut Module, k: u64| -> SsaDef {
         *slots.entry(k).or_insert_with(|| {
@@ -426,12 +427,14 @@ fn scratch(m: &mut Module, s: SsaDef) -> Result<bool, PassError> {
     };
     for u in users {
         let op = m.op(u).clone();
-        let idx = address(m, u, op.operand_def(1));
         let store = op.opcode == OpCode::ScratchStore;
+        let (addr, value) = match Store::try_of(&op) {
+            Some(s) => (s.address(), s.value()),
+            None => (Load::of(&op).address(), None),
+        };
+        let idx = address(m, u, addr);
         let vty = if store {
-            let v = op
-                .operand_def(2)
-                .ok_or_else(|| unsupported(m, u, "store without value"))?;
+            let v = value.ok_or_else(|| unsupported(m, u, "store without value"))?;
             m.ty(v).clone()
         } else {
             op.ty.clone()
@@ -440,7 +443,7 @@ fn scratch(m: &mut Module, s: SsaDef) -> Result<bool, PassError> {
         let cands = candidates(m, u, &lay, &idx, n)?;
         let total = lay.total();
         if store {
-            let v = op.operand_def(2).unwrap_or(u);
+            let v = value.unwrap_or(u);
             let comps: Vec<SsaDef> = (0..n).map(|j| component(m, u, v, j, n)).collect();
             for &(base, cond) in &cands.list {
                 for (j, &c) in comps.iter().enumerate() {
@@ -546,7 +549,8 @@ fn convert_literal(lit: u64, to: ScalarType) -> u64 {
 /// Replaces a `ConstantLoad` by constants and selects.
 fn constant_load(m: &mut Module, d: SsaDef) -> Result<(), PassError> {
     let op = m.op(d).clone();
-    let Some(c) = op.operand_def(0) else {
+    let load = Load::of(&op);
+    let Some(c) = load.base() else {
         return Err(unsupported(m, d, "ConstantLoad without constant"));
     };
     let cop = m.op(c).clone();
@@ -563,7 +567,7 @@ fn constant_load(m: &mut Module, d: SsaDef) -> Result<(), PassError> {
             )
         })?;
     let (vs, n) = access_type(m, d, &op.ty)?;
-    let idx = address(m, d, op.operand_def(1));
+    let idx = address(m, d, load.address());
     let cands = candidates(m, d, &lay, &idx, n)?;
     let total = lay.total();
     let zero = zero_of(m, &op.ty);

@@ -85,8 +85,9 @@ use crate::fold_util::{
     Worklist,
 };
 use crate::PassError;
-use irc_interp::value::{bit_width, effective, mask};
-use irc_interp::{Scalar, Value};
+use irc_arith::value::{bit_width, effective, mask};
+use irc_arith::{Scalar, Value};
+use irc_ir::format::{Arith, CompositeExtract, Select};
 use irc_ir::{Module, Op, OpCode, OpFlags, SsaDef, Type};
 use smallvec::SmallVec;
 
@@ -159,7 +160,7 @@ fn comps(m: &Module, x: SsaDef) -> Option<SmallVec<[Scalar; 4]>> {
 fn is_f(m: &Module, x: SsaDef, v: f64) -> bool {
     comps(m, x).is_some_and(|c| {
         c.iter().all(|&s| {
-            s.ty().is_float() && irc_interp::float::to_f64(s, s.ty()).to_bits() == v.to_bits()
+            s.ty().is_float() && irc_arith::float::to_f64(s, s.ty()).to_bits() == v.to_bits()
         })
     })
 }
@@ -168,7 +169,7 @@ fn is_f(m: &Module, x: SsaDef, v: f64) -> bool {
 fn is_fzero(m: &Module, x: SsaDef) -> bool {
     comps(m, x).is_some_and(|c| {
         c.iter()
-            .all(|&s| s.ty().is_float() && irc_interp::float::to_f64(s, s.ty()) == 0.0)
+            .all(|&s| s.ty().is_float() && irc_arith::float::to_f64(s, s.ty()) == 0.0)
     })
 }
 
@@ -208,12 +209,12 @@ fn map_const(m: &mut Module, x: SsaDef, f: impl Fn(Scalar) -> Option<Scalar>) ->
 }
 
 fn negate(s: Scalar) -> Option<Scalar> {
-    irc_interp::float::float_op(OpCode::FNeg, s.ty(), &[s], 0)
+    irc_arith::float::float_op(OpCode::FNeg, s.ty(), &[s], 0)
 }
 
 /// `1/s` if `s` is ±2^k and its reciprocal is exact in the type.
 fn exact_reciprocal(s: Scalar) -> Option<Scalar> {
-    use irc_interp::float::{from_f64, round_to, to_f64};
+    use irc_arith::float::{from_f64, round_to, to_f64};
     let t = s.ty();
     if !t.is_float() {
         return None;
@@ -312,7 +313,8 @@ fn phi(m: &Module, d: SsaDef, op: &Op) -> Option<Action> {
 }
 
 fn extract(m: &Module, op: &Op) -> Option<Action> {
-    let (c, i) = (op.operand_def(0)?, op.operand_def(1)?);
+    let ce = CompositeExtract::of(op);
+    let (c, i) = (ce.composite()?, ce.address()?);
     let cons = m.op(c);
     if cons.opcode != OpCode::CompositeConstruct {
         return None;
@@ -333,9 +335,9 @@ fn sign_bit(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
     if !effective(op.ty.as_basic()?.scalar_type()).is_float() {
         return None;
     }
-    let a = op.operand_def(0)?;
+    let a = Arith::of(op).a()?;
     let inner = m.op(a).clone();
-    let x = inner.operand_def(0);
+    let x = Arith::try_of(&inner).and_then(|i| i.a());
     let precise = fp.flags(op).contains(OpFlags::PRECISE);
     match (op.opcode, inner.opcode) {
         (OpCode::FNeg, OpCode::FNeg) => to(m, op, x?),
@@ -348,7 +350,7 @@ fn sign_bit(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
                 && inner.ty == op.ty
                 && !fp.flags(&inner).contains(OpFlags::PRECISE) =>
         {
-            let (x, y) = (x?, inner.operand_def(1)?);
+            let (x, y) = (x?, Arith::of(&inner).b()?);
             let flags = merged(inner.flags, op.flags);
             if inner.opcode == OpCode::FSub {
                 if !fp.flags(op).contains(OpFlags::NO_SZ) {
@@ -374,12 +376,12 @@ fn float_arith(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
     let flags = fp.flags(op);
     let nosz = flags.contains(OpFlags::NO_SZ);
     let finite = flags.contains(OpFlags::NO_NAN) && flags.contains(OpFlags::NO_INF);
-    let a = op.operand_def(0)?;
-    let b = op.operand_def(1)?;
+    let arith = Arith::of(op);
+    let (a, b) = (arith.a()?, arith.b()?);
     let ty = &op.ty;
     let fneg_arg = |m: &Module, x: SsaDef| {
         (m.opcode(x) == OpCode::FNeg)
-            .then(|| m.op(x).operand_def(0))
+            .then(|| Arith::of(m.op(x)).a())
             .flatten()
             .filter(|&y| m.ty(y) == ty)
     };
@@ -390,7 +392,7 @@ fn float_arith(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
             && single_use(m, x)
             && o.ty == *ty
             && !fp.flags(o).contains(OpFlags::PRECISE))
-        .then(|| Some((o.operand_def(0)?, o.operand_def(1)?, o.flags)))
+        .then(|| Some((Arith::of(o).a()?, Arith::of(o).b()?, o.flags)))
         .flatten()
     };
     match op.opcode {
@@ -480,7 +482,7 @@ fn float_arith(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
             None
         }
         OpCode::FMad => {
-            let c = op.operand_def(2)?;
+            let c = arith.c()?;
             for (x, other) in [(b, a), (a, b)] {
                 if let Some(k) = zero_guarded(m, x, other) {
                     let (p, q) = if x == b { (a, k) } else { (k, b) };
@@ -514,20 +516,17 @@ fn zero_guarded(m: &Module, x: SsaDef, other: SsaDef) -> Option<SsaDef> {
     if sel.opcode != OpCode::Select {
         return None;
     }
-    let (cond, zero, k) = (
-        sel.operand_def(0)?,
-        sel.operand_def(1)?,
-        sel.operand_def(2)?,
-    );
+    let sel = Select::of(sel);
+    let (cond, zero, k) = (sel.cond()?, sel.if_true()?, sel.if_false()?);
     let c = m.op(cond);
     if c.opcode != OpCode::FEq {
         return None;
     }
-    let (p, q) = (c.operand_def(0)?, c.operand_def(1)?);
+    let (p, q) = (Arith::of(c).a()?, Arith::of(c).b()?);
     let guards_other = (p == other && is_fzero(m, q)) || (q == other && is_fzero(m, p));
     let positive = comps(m, k).is_some_and(|c| {
         c.iter().all(|&s| {
-            let v = irc_interp::float::to_f64(s, s.ty());
+            let v = irc_arith::float::to_f64(s, s.ty());
             s.ty().is_float() && v.is_finite() && v > 0.0
         })
     });
@@ -578,7 +577,7 @@ fn inverse(op: OpCode) -> Option<(OpCode, bool)> {
 }
 
 fn compare(m: &mut Module, op: &Op) -> Option<Action> {
-    let (a, b) = (op.operand_def(0)?, op.operand_def(1)?);
+    let (a, b) = (Arith::of(op).a()?, Arith::of(op).b()?);
     if const_value(m, a).is_some() && const_value(m, b).is_none() {
         let o = op2(mirrored(op.opcode), op.flags, &op.ty, b, a);
         return Some(Action::Rewrite(o));
@@ -600,27 +599,27 @@ fn not_nan(m: &Module, fp: &FpDefaults, x: SsaDef) -> bool {
     match comps(m, x) {
         Some(c) => c
             .iter()
-            .all(|&s| !irc_interp::float::to_f64(s, s.ty()).is_nan()),
+            .all(|&s| !irc_arith::float::to_f64(s, s.ty()).is_nan()),
         None => fp.flags(m.op(x)).contains(OpFlags::NO_NAN),
     }
 }
 
 fn boolean(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
-    let a = op.operand_def(0)?;
+    let a = Arith::of(op).a()?;
     let ty = &op.ty;
     if op.opcode == OpCode::BNot {
         let inner = m.op(a).clone();
         if inner.opcode == OpCode::BNot {
-            return to(m, op, inner.operand_def(0)?);
+            return to(m, op, Arith::of(&inner).a()?);
         }
         let (inv, needs_ordered) = inverse(inner.opcode)?;
-        let (x, y) = (inner.operand_def(0)?, inner.operand_def(1)?);
+        let (x, y) = (Arith::of(&inner).a()?, Arith::of(&inner).b()?);
         if inner.ty != *ty || (needs_ordered && !(not_nan(m, fp, x) && not_nan(m, fp, y))) {
             return None;
         }
         return Some(Action::Rewrite(op2(inv, inner.flags, ty, x, y)));
     }
-    let b = op.operand_def(1)?;
+    let b = Arith::of(op).b()?;
     let (x, c) = match (bool_splat(m, a), bool_splat(m, b)) {
         (_, Some(c)) => (a, c),
         (Some(c), None) => (b, c),
@@ -651,7 +650,8 @@ fn boolean(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
 }
 
 fn select(m: &mut Module, op: &Op) -> Option<Action> {
-    let (c, t, f) = (op.operand_def(0)?, op.operand_def(1)?, op.operand_def(2)?);
+    let sel = Select::of(op);
+    let (c, t, f) = (sel.cond()?, sel.if_true()?, sel.if_false()?);
     if t == f {
         return to(m, op, t);
     }
@@ -660,7 +660,7 @@ fn select(m: &mut Module, op: &Op) -> Option<Action> {
     }
     let cond = m.op(c);
     if cond.opcode == OpCode::BNot {
-        let y = cond.operand_def(0)?;
+        let y = Arith::of(cond).a()?;
         if m.ty(y) == m.ty(c) {
             let o = Op::new(OpCode::Select, op.ty.clone())
                 .with_flags(op.flags)
@@ -687,14 +687,14 @@ fn integer(m: &mut Module, op: &Op) -> Option<Action> {
     let w = bit_width(t);
     let ones = mask(w);
     let ty = &op.ty;
-    let a = op.operand_def(0)?;
+    let a = Arith::of(op).a()?;
     if matches!(op.opcode, OpCode::INot | OpCode::INeg) {
         let inner = m.op(a);
         return (inner.opcode == op.opcode)
-            .then(|| to(m, op, inner.operand_def(0)?))
+            .then(|| to(m, op, Arith::of(inner).a()?))
             .flatten();
     }
-    let b = op.operand_def(1)?;
+    let b = Arith::of(op).b()?;
     let (ka, kb) = (int_splat(m, a, w), int_splat(m, b, w));
     let zero = |m: &mut Module| splat(m, ty, 0).map(Action::Replace);
     // Shift count k (a constant of the type of `like`).

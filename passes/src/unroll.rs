@@ -46,6 +46,7 @@ use crate::caps::PassContext;
 use crate::dce::remove_all;
 use crate::PassError;
 use irc_ir::analysis::{construct, functions, Block, Cfg, DomTree};
+use irc_ir::format::{Arith, Branch, BranchConditional, Constant, Select};
 use irc_ir::{Construct, EntityRef, Module, Op, OpCode, Operand, ScalarType, SsaDef, Type};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -256,9 +257,8 @@ fn analyze(m: &Module, cfg: &Cfg, dom: &DomTree, h: Block) -> Result<Shape, Stri
     if !set.contains(&cont) {
         return Err(NO_BACK_EDGE.into());
     }
-    let Some(body) = m
-        .op(hterm)
-        .operand_def(0)
+    let Some(body) = Branch::of(m.op(hterm))
+        .target()
         .and_then(|l| cfg.block_of_label(l))
     else {
         return Err("the header branches nowhere".into());
@@ -279,10 +279,8 @@ fn analyze(m: &Module, cfg: &Cfg, dom: &DomTree, h: Block) -> Result<Shape, Stri
     {
         return Err("the first body block is not a plain exit test".into());
     }
-    let top = m.op(bterm);
-    let (Some(cond), Some(x), Some(y)) =
-        (top.operand_def(0), top.operand_def(1), top.operand_def(2))
-    else {
+    let top = BranchConditional::of(m.op(bterm));
+    let (Some(cond), Some(x), Some(y)) = (top.cond(), top.if_true(), top.if_false()) else {
         return Err("malformed exit test".into());
     };
     let is_break = |l: SsaDef| {
@@ -374,7 +372,7 @@ fn constant(m: &Module, d: SsaDef, float: bool) -> Option<Num> {
     if op.opcode != OpCode::Constant || op.operands.len() != 1 {
         return None;
     }
-    let bits = op.operands[0].as_lit()? as u32;
+    let bits = Constant::of(op).scalar(0)? as u32;
     Some(if float {
         Num::Float(f32::from_bits(bits))
     } else {
@@ -393,7 +391,7 @@ fn through_select(m: &Module, mut d: SsaDef) -> (SsaDef, bool) {
         if !matches!(op.opcode, OpCode::IEq | OpCode::INe) {
             break;
         }
-        let (Some(a), Some(b)) = (op.operand_def(0), op.operand_def(1)) else {
+        let (Some(a), Some(b)) = (Arith::of(op).a(), Arith::of(op).b()) else {
             break;
         };
         let (a, b) = (strip(m, a), strip(m, b));
@@ -402,17 +400,19 @@ fn through_select(m: &Module, mut d: SsaDef) -> (SsaDef, bool) {
         } else {
             (b, a)
         };
-        let sop = m.op(sel);
+        let Some(sop) = Select::try_of(m.op(sel)) else {
+            break;
+        };
         let lit = |x: Option<SsaDef>| {
             x.map(|x| strip(m, x))
                 .filter(|&x| m.opcode(x) == OpCode::Constant && m.op(x).operands.len() == 1)
-                .and_then(|x| m.op(x).operands[0].as_lit())
+                .and_then(|x| Constant::of(m.op(x)).scalar(0))
         };
         let (Some(kv), Some(tv), Some(fv), Some(c)) = (
             lit(Some(k)),
-            lit(sop.operand_def(1)),
-            lit(sop.operand_def(2)),
-            sop.operand_def(0).filter(|_| sop.opcode == OpCode::Select),
+            lit(sop.if_true()),
+            lit(sop.if_false()),
+            sop.cond(),
         ) else {
             break;
         };
@@ -439,7 +439,7 @@ fn is_word(t: &Type) -> bool {
 /// the frontend's raw form).
 fn strip(m: &Module, mut d: SsaDef) -> SsaDef {
     while m.opcode(d) == OpCode::ConsumeAs && is_word(m.ty(d)) {
-        match m.op(d).operand_def(0) {
+        match Arith::of(m.op(d)).a() {
             Some(s) if is_word(m.ty(s)) => d = s,
             _ => break,
         }
@@ -460,7 +460,7 @@ fn trip_count(m: &Module, s: &Shape) -> Result<u32, String> {
         FEq | FNe | FLt | FLe | FGt | FGe => true,
         _ => return unknown("the exit test is not a comparison"),
     };
-    let (Some(a), Some(b)) = (c.operand_def(0), c.operand_def(1)) else {
+    let (Some(a), Some(b)) = (Arith::of(c).a(), Arith::of(c).b()) else {
         return unknown("malformed comparison");
     };
     let (a, b) = (strip(m, a), strip(m, b));
@@ -492,9 +492,11 @@ fn trip_count(m: &Module, s: &Shape) -> Result<u32, String> {
         return unknown("the counter's start or limit is not a constant");
     };
     let next = m.op(strip(m, phi.2));
+    // Only the add and subtract ops (all `Arith`) match below.
+    let step_operands = Arith::try_of(next);
     let (x, y) = (
-        next.operand_def(0).map(|d| strip(m, d)),
-        next.operand_def(1).map(|d| strip(m, d)),
+        step_operands.and_then(|s| s.a()).map(|d| strip(m, d)),
+        step_operands.and_then(|s| s.b()).map(|d| strip(m, d)),
     );
     let (sub, step) = match (next.opcode, x, y) {
         (IAdd | FAdd, Some(x), Some(y)) if x == phi.0 => (false, y),

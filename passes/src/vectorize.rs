@@ -25,7 +25,7 @@
 //!    / `FMadLegacy` chains → `FDotLegacy`, `FDotAddLegacy`) likewise.
 //! 3. **SLP regrouping** (`vectorize/slp.rs`). Seeds are the parts of a `CompositeConstruct`
 //!    and the values of the component stores of one output: those that are *isomorphic* (same
-//!    opcode, result type, flags and literals, a pure lane-wise op, see `lanes::is_lanewise`,
+//!    opcode, result type, flags and literals, a pure lane-wise op, see the `LANEWISE` class of the opcode table,
 //!    all in this block) form a group whose lane order is the construct's or the component
 //!    order. Isomorphic ops that read different lanes of one vector seed groups too, in lane
 //!    order; seeding is repeated while it finds something, since each vector op turns the
@@ -69,6 +69,7 @@ use crate::caps::PassContext;
 use crate::fold_util::{remove_dead, replace_value};
 use crate::PassError;
 use irc_ir::analysis::{functions, Block, Cfg};
+use irc_ir::format::{Load, Store};
 use irc_ir::{Module, Op, OpCode, Operand, SsaDef, Type};
 use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
@@ -219,7 +220,11 @@ fn merge_stores(m: &mut Module, bcx: &mut BlockCx, stats: &mut Stats) {
         let op = m.op(d);
         match op.opcode {
             OpCode::OutputStore | OpCode::OutputLoad => {
-                let Some(out) = op.operand_def(0) else {
+                let out = match Store::try_of(op) {
+                    Some(store) => store.base(),
+                    None => Load::of(op).base(),
+                };
+                let Some(out) = out else {
                     continue;
                 };
                 let pos = windows.iter().position(|(o, _)| *o == out);
@@ -242,7 +247,9 @@ fn merge_stores(m: &mut Module, bcx: &mut BlockCx, stats: &mut Stats) {
     done.extend(windows.into_iter().map(|(_, w)| w));
     for w in done {
         let Some(&last) = w.last() else { continue };
-        let out = m.op(last).operand_def(0).expect("store with a declaration");
+        let out = Store::of(m.op(last))
+            .base()
+            .expect("store with a declaration");
         let Some(b) = m.ty(out).as_basic() else {
             continue;
         };
@@ -252,7 +259,7 @@ fn merge_stores(m: &mut Module, bcx: &mut BlockCx, stats: &mut Stats) {
         for &s in &w {
             let c = store_component(m, s).expect("component store") as usize;
             complete &= values[c].is_none();
-            values[c] = m.op(s).operand_def(2);
+            values[c] = Store::of(m.op(s)).value();
         }
         if !complete {
             continue;
@@ -281,12 +288,13 @@ pub(crate) fn store_component(m: &Module, d: SsaDef) -> Option<u8> {
     if op.opcode != OpCode::OutputStore || !op.flags.is_empty() {
         return None;
     }
-    let b = m.ty(op.operand_def(0)?).as_basic()?;
-    let v = op.operand_def(2)?;
+    let store = Store::of(op);
+    let b = m.ty(store.base()?).as_basic()?;
+    let v = store.value()?;
     if !b.is_vector() || m.ty(v).as_scalar() != Some(b.scalar_type()) {
         return None;
     }
-    let c = lanes::const_index(m, op.operand_def(1)?)?;
+    let c = lanes::const_index(m, store.address()?)?;
     (c < b.vec_size() as u64).then_some(c as u8)
 }
 

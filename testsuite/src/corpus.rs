@@ -531,7 +531,16 @@ fn widened_min16_reference(
     target: &str,
     registry: &irc::Registry,
 ) -> Option<irc_ir::Module> {
-    let caps = registry.caps(target)?;
+    widened_min16(raw, registry.caps(target)?)
+}
+
+/// The raw module with only its min-precision types widened as a target with `caps` would
+/// (frontend, then `lower-min16`), if the target lacks 16-bit types and the module uses
+/// min-precision types: what the pipeline's result must match exactly on such a target.
+pub(crate) fn widened_min16(
+    raw: &irc_ir::Module,
+    caps: irc_passes::TargetCaps,
+) -> Option<irc_ir::Module> {
     let uses_min16 = raw.iter().any(|d| {
         raw.ty(d)
             .members()

@@ -32,6 +32,7 @@ use irc_interp::{
     Binding, Image, ImageDim, InvocationInputs, IoSlot, Outputs, Resource, Sampler, Scalar,
     ShaderInputs, Value,
 };
+use irc_ir::format::{DclInput, DclInputBuiltIn, DclOutput, DclOutputBuiltIn};
 use irc_ir::{BuiltIn, Module, OpCode, ScalarType, Type};
 
 /// One parsed run line.
@@ -125,11 +126,16 @@ impl RunLine {
                     .declarations()
                     .map(|d| m.op(d))
                     .find(|op| {
+                        let b = irc_ir::format::DclBinding::of(op);
                         op.opcode == OpCode::DclSrv
-                            && op.operand_lit(1) == Some(u64::from(space))
-                            && op.operand_lit(2) == Some(u64::from(reg))
+                            && b.space() == Some(u64::from(space))
+                            && b.register() == Some(u64::from(reg))
                     })
-                    .and_then(|op| op.operand_lit(4).and_then(irc_ir::ResourceKind::from_u64));
+                    .and_then(|op| {
+                        irc_ir::format::DclBinding::of(op)
+                            .kind()
+                            .and_then(irc_ir::ResourceKind::from_u64)
+                    });
                 let (dim, size) = match kind {
                     Some(irc_ir::ResourceKind::ImageCube) => (ImageDim::Cube, (1, 1, 1, 6)),
                     Some(irc_ir::ResourceKind::Image3D) => (ImageDim::D3, (1, 1, 1, 1)),
@@ -219,7 +225,11 @@ fn slot_of(
         match located {
             Some(rest) if op.opcode == loc_op => {
                 let (loc, comp) = split_index(rest)?;
-                if op.operand_lit(1) == Some(loc as u64) && op.operand_lit(2) == Some(comp as u64) {
+                let (location, component) = match DclInput::try_of(op) {
+                    Some(i) => (i.location(), i.component()),
+                    None => (DclOutput::of(op).location(), DclOutput::of(op).component()),
+                };
+                if location == Some(loc as u64) && component == Some(comp as u64) {
                     return Ok((
                         IoSlot::Location {
                             location: loc,
@@ -230,7 +240,11 @@ fn slot_of(
                 }
             }
             None if op.opcode == builtin_op => {
-                let b = op.operand_lit(1).and_then(BuiltIn::from_u64);
+                let b = match DclInputBuiltIn::try_of(op) {
+                    Some(i) => i.builtin(),
+                    None => DclOutputBuiltIn::of(op).builtin(),
+                };
+                let b = b.and_then(BuiltIn::from_u64);
                 if b.is_some_and(|b| b.name() == name) {
                     return Ok((
                         IoSlot::BuiltIn(b.map_or(0, |b| b.to_u64() as u32)),

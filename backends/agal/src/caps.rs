@@ -19,3 +19,13 @@ pub const CAPS: TargetCaps = TargetCaps {
     min_dot_terms: 3,
     if_convert_limit: 8,
 };
+
+/// The capabilities the `agal-fp`/`agal-vp` pipeline runs with: [`CAPS`], except that a
+/// selection `if-convert` cannot turn into selects (an arm holding `Demote`) is left to the
+/// code generator, which predicates it (`lower::flow`), instead of stopping the pipeline; every
+/// other selection is still converted, whatever its size (`if_convert_limit` unbounded).
+pub const PIPELINE_CAPS: TargetCaps = TargetCaps {
+    branches: true,
+    if_convert_limit: u16::MAX,
+    ..CAPS
+};

@@ -45,6 +45,7 @@ pub mod encode;
 pub mod instr;
 pub mod isa;
 pub mod lower;
+pub mod reflection;
 pub mod regalloc;
 pub mod sim;
 pub mod target;

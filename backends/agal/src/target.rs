@@ -63,7 +63,7 @@ macro_rules! agal_target {
             fn pipeline(&self, options: &CompileOptions) -> Pipeline {
                 Pipeline {
                     kind: PipelineKind::Optimize,
-                    caps: crate::caps::CAPS,
+                    caps: crate::caps::PIPELINE_CAPS,
                     legacy_mul_ieee: LegacyMul::from_options(options) == LegacyMul::Ieee,
                 }
             }

@@ -8,6 +8,8 @@
 //! * [`diagnostic`] — [`Diagnostics`]: the "unsupported op / over a limit" errors users see.
 //! * [`reflection`] — how the compiled program binds to the outside world: input slots, uniform
 //!   slots (and what fills them), samplers, output registers, plus a target-specific part.
+//! * [`reflection_json`] — the reflection as one versioned JSON document for every target
+//!   (`docs/reflection.md`), the target's part under its name.
 //! * [`sim`] — the [`Simulator`] trait: run an [`Output`] on inputs named the way the IR names
 //!   them, for the one differential harness every target shares.
 //! * [`tolerance`] — per-target precision and the interpreter [`Oracle`] a target needs.
@@ -26,6 +28,7 @@ pub mod machine;
 pub mod options;
 pub mod output;
 pub mod reflection;
+pub mod reflection_json;
 pub mod regalloc;
 pub mod sim;
 pub mod target;

@@ -110,6 +110,12 @@ pub struct Reflection {
 pub trait TargetReflection: fmt::Debug + Send + Sync + 'static {
     /// `key value` lines appended to [`Reflection::to_text`].
     fn to_text(&self) -> String;
+    /// The part as a JSON object, placed under `"target": {"<target name>": …}` in the
+    /// reflection document ([`crate::reflection_json`], `docs/reflection.md`). Its fields are
+    /// the target's to define and document; the default is an empty object.
+    fn to_json(&self) -> serde_json::Value {
+        crate::reflection_json::empty_object()
+    }
     fn as_any(&self) -> &dyn Any;
     fn clone_box(&self) -> Box<dyn TargetReflection>;
 }
@@ -144,6 +150,12 @@ impl Reflection {
     /// The target-specific part as `T`, if there is one of that type.
     pub fn target_part<T: TargetReflection>(&self) -> Option<&T> {
         self.target.as_ref().and_then(TargetPart::downcast)
+    }
+
+    /// The reflection document of `output` (compiled for `target`) as JSON: see
+    /// [`crate::reflection_json`].
+    pub fn to_json(target: &str, output: &crate::Output) -> serde_json::Value {
+        crate::reflection_json::to_json(target, output)
     }
 
     /// Renders the reflection as stable, readable text (for `--emit reflection` and snapshots).

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use irc_ir::BuiltIn;
 
 use crate::output::Output;
-use crate::reflection::{ResourceBinding, SamplerKind};
+use crate::reflection::{IoSource, ResourceBinding, SamplerKind, UniformSource};
 
 /// An input or output of the IR: a `DclInput`/`DclOutput` location or a built-in. Values are
 /// keyed by `(IoName, component)`, the component counted from the location's `x` (or the
@@ -149,4 +149,62 @@ pub trait Simulator: Sync {
         inputs: &SimInputs<'_>,
         config: &SimConfig,
     ) -> Result<SimOutputs, SimError>;
+}
+
+impl IoName {
+    /// The IR name and first component of a reflection source.
+    pub fn of(source: IoSource) -> (IoName, u32) {
+        match source {
+            IoSource::Location {
+                location,
+                component,
+            } => (IoName::Location(location), component),
+            IoSource::BuiltIn(b) => (IoName::BuiltIn(b), 0),
+        }
+    }
+}
+
+/// The four floats a driver uploads for a uniform slot filled from `src` (the convention of
+/// [`UniformSource`]: D3D9 bool registers fill all lanes with 0/1, integer registers and
+/// `int_lanes` of constant buffers are converted to float, everything else is bit-cast),
+/// shared by the simulators of targets whose uniforms are float vec4s.
+pub fn uniform_value(inputs: &SimInputs<'_>, src: &UniformSource) -> Result<[f32; 4], String> {
+    Ok(match src {
+        UniformSource::Literal(v) => *v,
+        UniformSource::Legacy { kind, index } => {
+            let reg = inputs
+                .legacy_constants
+                .get(&(*kind, *index))
+                .copied()
+                .unwrap_or_default();
+            match kind {
+                BuiltIn::LegacyConstBool => [f32::from(u8::from(reg[0] != 0)); 4],
+                BuiltIn::LegacyConstInt => reg.map(|d| d as i32 as f32),
+                BuiltIn::LegacyConstFloat => reg.map(f32::from_bits),
+                _ => {
+                    return Err(format!(
+                        "uniform: {kind:?} is not a D3D9 constant register file"
+                    ))
+                }
+            }
+        }
+        UniformSource::ConstantBuffer {
+            binding,
+            vec4_index,
+            int_lanes,
+        } => {
+            let words = inputs.constant_buffers.get(binding);
+            std::array::from_fn(|i| {
+                let d = words
+                    .and_then(|d| d.get(*vec4_index as usize * 4 + i))
+                    .copied()
+                    .unwrap_or(0);
+                if int_lanes >> i & 1 != 0 {
+                    d as i32 as f32
+                } else {
+                    f32::from_bits(d)
+                }
+            })
+        }
+    })
 }

@@ -322,7 +322,7 @@ pub fn opdesc_care_mask(op: Opcode) -> u32 {
     const S2: u32 = 0x1FF << 13;
     const S3: u32 = 0x1FF << 22;
     // Selector component n occupies bits (6 - 2n)..(8 - 2n) of the 8-bit selector.
-    const fn comps(first: u32, sel_lo: u32) -> u32 {
+    const fn component_bits(first: u32, sel_lo: u32) -> u32 {
         // bits of components `first..4` of a selector at `sel_lo`
         let mut m = 0;
         let mut n = first;
@@ -335,12 +335,12 @@ pub fn opdesc_care_mask(op: Opcode) -> u32 {
     use Opcode::*;
     match op {
         Add | Mul | Sge | Slt | Max | Min | Sgei | Slti | Dp4 | Dst | Dsti => D | S1 | S2,
-        Dp3 => (D | S1 | S2) & !comps(3, 5) & !comps(3, 14),
-        Dph | Dphi => (D | S1 | S2) & !comps(3, 5),
-        Ex2 | Lg2 | Rcp | Rsq => (D | S1) & !comps(1, 5),
+        Dp3 => (D | S1 | S2) & !component_bits(3, 5) & !component_bits(3, 14),
+        Dph | Dphi => (D | S1 | S2) & !component_bits(3, 5),
+        Ex2 | Lg2 | Rcp | Rsq => (D | S1) & !component_bits(1, 5),
         Mov | Flr | Litp => D | S1,
-        Mova => (D | S1) & !comps(2, 5),
-        Cmp => (S1 | S2) & !comps(2, 5) & !comps(2, 14),
+        Mova => (D | S1) & !component_bits(2, 5),
+        Cmp => (S1 | S2) & !component_bits(2, 5) & !component_bits(2, 14),
         Mad | Madi => D | S1 | S2 | S3,
         Break | Nop | End | Breakc | Call | Callc | Callu | Ifu | Ifc | Loop | Emit | SetEmit
         | Jmpc | Jmpu => 0,

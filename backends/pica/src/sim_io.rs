@@ -26,7 +26,8 @@
 //!   `legacy_constants` (float bits as f32; int lanes as i32; bool lane 0), `ConstantBuffer`
 //!   sources read four words (lanes flagged in `int_lanes` converted from i32).
 //! * `reflection.outputs`: register = output register `o<register>`; lane `i` is component
-//!   `i` of the target (`IoSource::Location { component }` + i, or the built-in's scalar `i`).
+//!   `i` of the target (`IoSource::Location { component }` + i, or the built-in's scalar `i`);
+//!   components 4–7 of a wider binding (`ClipDistance`) are lanes 0–3 of `o<register + 1>`.
 //! * A geometry shader runs once per invocation; every EMIT produces one
 //!   [`InvocationOutputs`] (in emission order), named through `reflection.outputs` like a
 //!   vertex's outputs.
@@ -260,10 +261,11 @@ pub fn outputs_to(reflection: &Reflection, o: &[[f32; 4]; 16]) -> IoValues {
             } => (IoName::Location(location), component),
             IoSource::BuiltIn(bi) => (IoName::BuiltIn(bi), 0),
         };
-        let Some(reg) = o.get(b.register as usize) else {
-            continue;
-        };
-        for (i, x) in reg.iter().take(b.components as usize).enumerate() {
+        // A binding wider than a vec4 (`ClipDistance`) continues in the following registers.
+        for i in 0..b.components as usize {
+            let Some(x) = o.get(b.register as usize + i / 4).map(|r| r[i % 4]) else {
+                break;
+            };
             out.insert((name, first + i as u32), x.to_bits());
         }
     }

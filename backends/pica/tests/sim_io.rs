@@ -224,3 +224,25 @@ fn geometry_shader_emissions_become_invocations() {
     };
     assert_eq!((x(0), x(1)), (1.0, 2.0));
 }
+
+#[test]
+fn an_output_binding_wider_than_a_vec4_continues_in_the_next_register() {
+    use irc_pica::sim_io::outputs_to;
+    let r = Reflection {
+        outputs: vec![OutputBinding {
+            target: IoSource::BuiltIn(irc_ir::BuiltIn::ClipDistance),
+            register: 2,
+            components: 6,
+        }],
+        ..Reflection::default()
+    };
+    let mut o = [[0.0f32; 4]; 16];
+    o[2] = [1.0, 2.0, 3.0, 4.0];
+    o[3] = [5.0, 6.0, 7.0, 8.0];
+    let out = outputs_to(&r, &o);
+    assert_eq!(out.len(), 6);
+    for i in 0..6u32 {
+        let name = IoName::BuiltIn(irc_ir::BuiltIn::ClipDistance);
+        assert_eq!(out[&(name, i)], (i as f32 + 1.0).to_bits());
+    }
+}

@@ -16,7 +16,8 @@
 
 use crate::FrontendError;
 use irc_ir::analysis::cfg::{self, Block, Cfg};
-use irc_ir::{Module, Op, OpCode, Operand, SsaDef, Type};
+use irc_ir::format::{TmpLoad, TmpStore};
+use irc_ir::{Module, Op, OpCode, SsaDef, Type};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Converts the temporaries of every structured function to SSA form.
@@ -30,7 +31,7 @@ pub fn run(m: &mut Module) -> Result<(), FrontendError> {
         }
         phis.extend(Function::new(m, &g).run());
     }
-    remove_trivial_phis(m, phis);
+    irc_ir::ssa_util::remove_trivial_phis(m, phis);
     let tmps: Vec<SsaDef> = m
         .declarations()
         .filter(|&d| m.opcode(d) == OpCode::DclTmp)
@@ -51,7 +52,11 @@ fn check_temps_are_local(m: &Module) -> Result<(), FrontendError> {
         match m.opcode(d) {
             OpCode::Function => current = Some(d),
             OpCode::TmpLoad | OpCode::TmpStore => {
-                let (Some(t), Some(f)) = (m.op(d).operand_def(0), current) else {
+                let var = match TmpStore::try_of(m.op(d)) {
+                    Some(s) => s.var(),
+                    None => TmpLoad::of(m.op(d)).var(),
+                };
+                let (Some(t), Some(f)) = (var, current) else {
                     continue;
                 };
                 if *owner.entry(t).or_insert(f) != f {
@@ -101,14 +106,14 @@ impl<'a> Function<'a> {
             for d in ops {
                 match self.m.opcode(d) {
                     OpCode::TmpStore => {
-                        let op = self.m.op(d);
-                        if let (Some(t), Some(v)) = (op.operand_def(0), op.operand_def(1)) {
+                        let store = TmpStore::of(self.m.op(d));
+                        if let (Some(t), Some(v)) = (store.var(), store.value()) {
                             self.defs.insert((b, t), v);
                             self.m.remove(d);
                         }
                     }
                     OpCode::TmpLoad => {
-                        if let Some(t) = self.m.op(d).operand_def(0) {
+                        if let Some(t) = TmpLoad::of(self.m.op(d)).var() {
                             let v = self.read(t, b);
                             self.m.replace_all_uses(d, v);
                             self.m.remove(d);
@@ -159,48 +164,5 @@ impl<'a> Function<'a> {
         self.incomplete.push((phi, b, t));
         self.created.push(phi);
         phi
-    }
-}
-
-/// Replaces phis whose operands are one value (ignoring self references) by that value, and
-/// phis with no operands by `Undef`, until none is left.
-pub fn remove_trivial_phis(m: &mut Module, phis: Vec<SsaDef>) {
-    let mut work = phis;
-    while let Some(phi) = work.pop() {
-        if !m.is_live(phi) || m.opcode(phi) != OpCode::Phi {
-            continue;
-        }
-        let op = m.op(phi);
-        let mut same: Option<SsaDef> = None;
-        let mut trivial = true;
-        for pair in op.operands.chunks(2) {
-            let Some(Operand::Ref(v)) = pair.get(1).copied() else {
-                continue;
-            };
-            if v == phi || Some(v) == same {
-                continue;
-            }
-            if same.is_some() {
-                trivial = false;
-                break;
-            }
-            same = Some(v);
-        }
-        if !trivial {
-            continue;
-        }
-        let replacement = match same {
-            Some(v) => v,
-            None => m.add(Op::new(OpCode::Undef, m.ty(phi).clone())),
-        };
-        let users: Vec<SsaDef> = m
-            .uses(phi)
-            .iter()
-            .copied()
-            .filter(|&u| u != phi && m.opcode(u) == OpCode::Phi)
-            .collect();
-        m.replace_all_uses(phi, replacement);
-        m.remove(phi);
-        work.extend(users);
     }
 }

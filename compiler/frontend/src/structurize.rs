@@ -23,6 +23,7 @@
 //! Unreachable blocks are left for [`crate::unreachable`].
 
 use crate::FrontendError;
+use irc_ir::format::{slots, Scoped, ScopedIf, ScopedSwitch};
 use irc_ir::{Construct, Module, Op, OpCode, Operand, ScalarType, SsaDef, Type};
 
 enum Open {
@@ -168,10 +169,12 @@ impl Walker<'_> {
 
     fn op(&mut self, d: SsaDef) -> Result<(), FrontendError> {
         let op = self.m.op(d).clone();
-        let arg = |i: usize| op.operand_def(i);
+        // The construct op a scoped op names (`ScopedIf`/`ScopedSwitch` name their end).
+        let construct = Scoped::try_of(&op).and_then(|s| s.construct());
         match op.opcode {
             OpCode::ScopedIf => {
-                let (Some(end), Some(cond)) = (arg(0), arg(1)) else {
+                let sif = ScopedIf::of(&op);
+                let (Some(end), Some(cond)) = (sif.end(), sif.cond()) else {
                     return Err(FrontendError::malformed(
                         self.m,
                         d,
@@ -201,7 +204,7 @@ impl Walker<'_> {
                 self.block = then;
             }
             OpCode::ScopedElse => {
-                let k = self.find(d, arg(0))?;
+                let k = self.find(d, construct)?;
                 let Open::If { merge, branch, .. } = self.stack[k] else {
                     return Err(FrontendError::malformed(
                         self.m,
@@ -211,11 +214,12 @@ impl Walker<'_> {
                 };
                 self.m.insert_before(d, void(OpCode::Branch).arg(merge));
                 self.m.rewrite(d, label());
-                self.m.set_operand(branch, 2, Operand::Ref(d));
+                self.m
+                    .set_operand(branch, slots::BranchConditional.if_false, Operand::Ref(d));
                 self.block = d;
             }
             OpCode::ScopedEndIf => {
-                let Open::If { merge, .. } = self.close(d, arg(0))? else {
+                let Open::If { merge, .. } = self.close(d, construct)? else {
                     return Err(FrontendError::malformed(
                         self.m,
                         d,
@@ -226,7 +230,7 @@ impl Walker<'_> {
                 self.block = merge;
             }
             OpCode::ScopedLoop => {
-                let Some(end) = arg(0).filter(|&e| self.m.opcode(e) == OpCode::ScopedEndLoop)
+                let Some(end) = construct.filter(|&e| self.m.opcode(e) == OpCode::ScopedEndLoop)
                 else {
                     return Err(FrontendError::malformed(
                         self.m,
@@ -253,7 +257,7 @@ impl Walker<'_> {
                 self.block = body;
             }
             OpCode::ScopedLoopBreak | OpCode::ScopedLoopContinue => {
-                let k = self.find(d, arg(0))?;
+                let k = self.find(d, construct)?;
                 let Open::Loop { merge, cont, .. } = self.stack[k] else {
                     return Err(FrontendError::malformed(
                         self.m,
@@ -270,7 +274,7 @@ impl Walker<'_> {
                 self.new_block_after(d);
             }
             OpCode::ScopedEndLoop => {
-                let Open::Loop { merge, cont, .. } = self.close(d, arg(0))? else {
+                let Open::Loop { merge, cont, .. } = self.close(d, construct)? else {
                     return Err(FrontendError::malformed(
                         self.m,
                         d,
@@ -281,7 +285,8 @@ impl Walker<'_> {
                 self.block = merge;
             }
             OpCode::ScopedSwitch => {
-                let (Some(end), Some(sel)) = (arg(0), arg(1)) else {
+                let sw = ScopedSwitch::of(&op);
+                let (Some(end), Some(sel)) = (sw.end(), sw.selector()) else {
                     return Err(FrontendError::malformed(
                         self.m,
                         d,
@@ -308,7 +313,7 @@ impl Walker<'_> {
                 self.new_block_after(d);
             }
             OpCode::ScopedSwitchCase | OpCode::ScopedSwitchDefault => {
-                let k = self.find(d, arg(0))?;
+                let k = self.find(d, construct)?;
                 let Open::Switch {
                     switch,
                     ref selector,
@@ -320,18 +325,18 @@ impl Walker<'_> {
                 let case_label = self.m.insert_after(d, label());
                 let mut sw = self.m.op(switch).clone();
                 if op.opcode == OpCode::ScopedSwitchCase {
-                    let value = op.operand_lit(1).unwrap_or(0);
+                    let value = Scoped::of(&op).case_value().unwrap_or(0);
                     let c = case_constant(self.m, selector, value);
                     sw = sw.arg(c).arg(case_label);
                 } else {
-                    sw.operands[1] = Operand::Ref(case_label);
+                    sw.operands[slots::Switch.default] = Operand::Ref(case_label);
                 }
                 self.m.rewrite(switch, sw);
                 self.m.rewrite(d, void(OpCode::Branch).arg(case_label));
                 self.block = case_label;
             }
             OpCode::ScopedSwitchBreak => {
-                let k = self.find(d, arg(0))?;
+                let k = self.find(d, construct)?;
                 let Open::Switch { merge, .. } = self.stack[k] else {
                     return Err(FrontendError::malformed(self.m, d, "break of a non-switch"));
                 };
@@ -339,7 +344,7 @@ impl Walker<'_> {
                 self.new_block_after(d);
             }
             OpCode::ScopedEndSwitch => {
-                let Open::Switch { merge, .. } = self.close(d, arg(0))? else {
+                let Open::Switch { merge, .. } = self.close(d, construct)? else {
                     return Err(FrontendError::malformed(
                         self.m,
                         d,

@@ -100,7 +100,7 @@ pub fn remove_uncalled_functions(m: &mut Module) {
         };
         for d in range.body(m) {
             if m.opcode(d) == OpCode::FunctionCall {
-                if let Some(callee) = m.op(d).operand_def(0) {
+                if let Some(callee) = irc_ir::format::FunctionCall::of(m.op(d)).callee() {
                     if live.insert(callee) {
                         work.push(callee);
                     }

@@ -22,6 +22,7 @@ use crate::inputs::{GsVertex, Image, InvocationOutputs, IoSlot, Outputs, ShaderI
 use crate::program::Program;
 use crate::trap::{Trap, TrapKind};
 use crate::value::{zero_value, Scalar, Value};
+use irc_ir::format::{DclInput, DclInputBuiltIn, DclOutput, DclOutputBuiltIn};
 use irc_ir::{BuiltIn, EntityRef, OpCode, ShaderStage, SsaDef};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -386,40 +387,45 @@ impl<'m, 'i> Interp<'m, 'i> {
         }
     }
 
-    /// Operand `i` of `at` as a value.
-    pub(crate) fn arg(&self, l: usize, at: SsaDef, i: usize) -> Result<Value, Trap> {
-        let d = self
-            .p
-            .m
-            .op(at)
-            .operand_def(i)
-            .ok_or_else(|| Trap::bad(at, format!("operand {i} missing")))?;
+    /// The value of operand `a` of `at` (read through the op's format view: `Arith::of(op).a()`).
+    pub(crate) fn arg(&self, l: usize, at: SsaDef, a: Option<SsaDef>) -> Result<Value, Trap> {
+        let d = a.ok_or_else(|| Trap::bad(at, "operand missing"))?;
         self.get(l, at, d)
     }
 
-    /// Operand `i` as a value, `None` if null.
-    pub(crate) fn opt_arg(&self, l: usize, at: SsaDef, i: usize) -> Result<Option<Value>, Trap> {
-        match self.p.m.op(at).operand_def(i) {
+    /// The value of operand `a`, `None` if null.
+    pub(crate) fn opt_arg(
+        &self,
+        l: usize,
+        at: SsaDef,
+        a: Option<SsaDef>,
+    ) -> Result<Option<Value>, Trap> {
+        match a {
             Some(d) => self.get(l, at, d).map(Some),
             None => Ok(None),
         }
     }
 
-    /// Operand `i` as a scalar.
-    pub(crate) fn scalar_arg(&self, l: usize, at: SsaDef, i: usize) -> Result<Scalar, Trap> {
-        self.arg(l, at, i)?
+    /// Operand `a` as a scalar.
+    pub(crate) fn scalar_arg(
+        &self,
+        l: usize,
+        at: SsaDef,
+        a: Option<SsaDef>,
+    ) -> Result<Scalar, Trap> {
+        self.arg(l, at, a)?
             .as_scalar()
-            .ok_or_else(|| Trap::bad(at, format!("operand {i} is not a scalar")))
+            .ok_or_else(|| Trap::bad(at, "operand is not a scalar"))
     }
 
-    /// Operand `i` as an address (indices); null → empty.
+    /// Operand `a` as an address (indices); null → empty.
     pub(crate) fn address(
         &self,
         l: usize,
         at: SsaDef,
-        i: usize,
+        a: Option<SsaDef>,
     ) -> Result<SmallVec<[u64; 4]>, Trap> {
-        let Some(v) = self.opt_arg(l, at, i)? else {
+        let Some(v) = self.opt_arg(l, at, a)? else {
             return Ok(SmallVec::new());
         };
         let c = v
@@ -513,23 +519,27 @@ impl<'m, 'i> Interp<'m, 'i> {
 /// The I/O slot of an input or output declaration.
 pub(crate) fn io_slot(op: &irc_ir::Op) -> Option<IoSlot> {
     match op.opcode {
-        OpCode::DclInput | OpCode::DclOutput => Some(IoSlot::Location {
-            location: op.operand_lit(1)? as u32,
-            component: op.operand_lit(2)? as u32,
+        OpCode::DclInput => Some(IoSlot::Location {
+            location: DclInput::of(op).location()? as u32,
+            component: DclInput::of(op).component()? as u32,
         }),
-        OpCode::DclInputBuiltIn | OpCode::DclOutputBuiltIn => {
-            Some(IoSlot::BuiltIn(op.operand_lit(1)? as u32))
+        OpCode::DclOutput => Some(IoSlot::Location {
+            location: DclOutput::of(op).location()? as u32,
+            component: DclOutput::of(op).component()? as u32,
+        }),
+        OpCode::DclInputBuiltIn => Some(IoSlot::BuiltIn(DclInputBuiltIn::of(op).builtin()? as u32)),
+        OpCode::DclOutputBuiltIn => {
+            Some(IoSlot::BuiltIn(DclOutputBuiltIn::of(op).builtin()? as u32))
         }
         _ => None,
     }
 }
 
-/// The stream of an output declaration (`DclOutput` literal 3, `DclOutputBuiltIn` literal 2;
-/// 0 if absent).
+/// The stream of an output declaration (0 if absent).
 pub(crate) fn output_stream(op: &irc_ir::Op) -> u32 {
     match op.opcode {
-        OpCode::DclOutput => op.operand_lit(3),
-        _ => op.operand_lit(2),
+        OpCode::DclOutput => DclOutput::of(op).stream(),
+        _ => DclOutputBuiltIn::try_of(op).and_then(|o| o.stream()),
     }
     .unwrap_or(0) as u32
 }

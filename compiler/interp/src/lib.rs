@@ -77,22 +77,19 @@
 //! `InputTargetLoad`, `Pointer`, `MemoryLoad`, `MemoryStore`, `MemoryAtomic`. Multisampled
 //! images are single-sampled (sample index ignored, `ImageQuerySamples` = 1).
 
-pub mod access;
 pub mod compare;
-pub mod convert;
-pub mod eval;
 pub mod exec;
-pub mod float;
 pub mod image;
 pub mod inputs;
-pub mod int;
 mod ops;
 mod program;
 pub mod quad;
 pub mod random;
 mod resources;
 pub mod trap;
-pub mod value;
+
+/// Values and the arithmetic of pure ops live in `irc-arith`, shared with constant folding.
+pub use irc_arith::{access, convert, eval, float, int, value};
 
 pub use exec::{run, RunConfig};
 pub use inputs::{

@@ -6,6 +6,11 @@ use crate::exec::{Flow, Interp};
 use crate::trap::{Trap, TrapKind};
 use crate::value::{zero_value, Scalar, Value};
 use crate::{convert, float};
+use irc_ir::format::{
+    Arith, Branch, BranchConditional, CompositeConstruct, CompositeExtract, CompositeInsert,
+    DclInputBuiltIn, Deriv, Drain, FunctionCall, Load, ParamLoad, Return, Scoped, ScopedIf,
+    ScopedSwitch, Store, Switch, TmpLoad, TmpStore,
+};
 use irc_ir::{OpCode, ScalarType, ShaderStage, SsaDef};
 use smallvec::SmallVec;
 
@@ -58,35 +63,37 @@ impl Interp<'_, '_> {
             OpCode::Function => return Err(Trap::bad(d, "nested Function")),
             OpCode::FunctionEnd => return Ok(Flow::Return(zero_value(&self.current_fn_type(l)))),
             OpCode::FunctionCall => {
-                let f = op
-                    .operand_def(0)
+                let call = FunctionCall::of(op);
+                let f = call
+                    .callee()
                     .ok_or_else(|| Trap::bad(d, "call without function"))?;
                 let mut args = Vec::with_capacity(op.operands.len());
-                for i in 1..op.operands.len() {
-                    args.push(self.arg(l, d, i)?);
+                for a in call.args() {
+                    args.push(self.arg(l, d, a.as_ref())?);
                 }
                 return Ok(Flow::Call(f, args));
             }
             OpCode::Label => return self.enter_block(l, d),
             OpCode::Branch => {
-                return op
-                    .operand_def(0)
+                return Branch::of(op)
+                    .target()
                     .map(Flow::Branch)
                     .ok_or_else(|| Trap::bad(d, "branch without target"))
             }
             OpCode::BranchConditional => {
-                let c = self.scalar_arg(l, d, 0)?.as_bool();
-                let t = op
-                    .operand_def(if c { 1 } else { 2 })
+                let br = BranchConditional::of(op);
+                let c = self.scalar_arg(l, d, br.cond())?.as_bool();
+                let t = if c { br.if_true() } else { br.if_false() }
                     .ok_or_else(|| Trap::bad(d, "missing branch target"))?;
                 return Ok(Flow::Branch(t));
             }
             OpCode::Switch => {
-                let sel = self.scalar_arg(l, d, 0)?;
-                let mut target = op
-                    .operand_def(1)
+                let sw = Switch::of(op);
+                let sel = self.scalar_arg(l, d, sw.selector())?;
+                let mut target = sw
+                    .default()
                     .ok_or_else(|| Trap::bad(d, "switch without default"))?;
-                for pair in op.operands[2..].chunks(2) {
+                for pair in sw.cases().chunks(2) {
                     let (Some(c), Some(t)) =
                         (pair[0].as_ref(), pair.get(1).and_then(|o| o.as_ref()))
                     else {
@@ -105,7 +112,9 @@ impl Interp<'_, '_> {
             }
             OpCode::Unreachable => return Err(Trap::new(d, TrapKind::Unreachable)),
             OpCode::Return => {
-                let v = self.opt_arg(l, d, 0)?.unwrap_or(Value::Void);
+                let v = self
+                    .opt_arg(l, d, Return::of(op).value())?
+                    .unwrap_or(Value::Void);
                 return Ok(Flow::Return(v));
             }
             OpCode::Phi => {
@@ -115,36 +124,43 @@ impl Interp<'_, '_> {
 
             // ----- scoped control flow -----
             OpCode::ScopedIf => {
-                let c = self.scalar_arg(l, d, 1)?.as_bool();
+                let sif = ScopedIf::of(op);
+                let c = self.scalar_arg(l, d, sif.cond())?.as_bool();
                 if c {
                     return Ok(Flow::Next);
                 }
                 if let Some(&e) = self.p.else_of.get(&d) {
                     return Ok(Flow::Goto(e as usize + 1));
                 }
-                return self.goto_after(d, op.operand_def(0));
+                return self.goto_after(d, sif.end());
             }
             OpCode::ScopedElse => {
-                let i = op
-                    .operand_def(0)
+                let i = Scoped::of(op)
+                    .construct()
                     .ok_or_else(|| Trap::bad(d, "else without if"))?;
-                return self.goto_after(d, m.op(i).operand_def(0));
+                return self.goto_after(d, ScopedIf::of(m.op(i)).end());
             }
             OpCode::ScopedEndIf | OpCode::ScopedLoop | OpCode::ScopedEndSwitch => {
                 return Ok(Flow::Next)
             }
             OpCode::ScopedSwitchCase | OpCode::ScopedSwitchDefault => return Ok(Flow::Next),
             OpCode::ScopedLoopBreak | OpCode::ScopedSwitchBreak => {
-                let s = op
-                    .operand_def(0)
+                let s = Scoped::of(op)
+                    .construct()
                     .ok_or_else(|| Trap::bad(d, "break without construct"))?;
-                return self.goto_after(d, m.op(s).operand_def(0));
+                // The construct (`ScopedLoop`, `ScopedSwitch`) names its end first.
+                let end = match ScopedSwitch::try_of(m.op(s)) {
+                    Some(sw) => sw.end(),
+                    None => Scoped::of(m.op(s)).construct(),
+                };
+                return self.goto_after(d, end);
             }
             OpCode::ScopedLoopContinue | OpCode::ScopedEndLoop => {
-                return self.goto_after(d, op.operand_def(0));
+                return self.goto_after(d, Scoped::of(op).construct());
             }
             OpCode::ScopedSwitch => {
-                let sel = self.scalar_arg(l, d, 1)?;
+                let sw = ScopedSwitch::of(op);
+                let sel = self.scalar_arg(l, d, sw.selector())?;
                 let cases = self.p.cases.get(&d);
                 // A matching case wins over `default` wherever the default is placed.
                 let exact = cases
@@ -158,7 +174,7 @@ impl Interp<'_, '_> {
                 if let Some(&(_, p)) = default {
                     return Ok(Flow::Goto(p as usize + 1));
                 }
-                return self.goto_after(d, op.operand_def(0));
+                return self.goto_after(d, sw.end());
             }
 
             OpCode::Barrier => {
@@ -177,7 +193,7 @@ impl Interp<'_, '_> {
             | OpCode::ConvertF32toPackedF16
             | OpCode::ConvertPackedF16toF32 => self.pure(l, d, op)?,
             OpCode::Cast => {
-                let src = self.arg(l, d, 0)?;
+                let src = self.arg(l, d, Arith::of(op).a())?;
                 let mut flat = Vec::new();
                 src.flatten(&mut flat);
                 let n = op.ty.as_basic().map_or(1, |b| b.vec_size() as usize);
@@ -188,22 +204,24 @@ impl Interp<'_, '_> {
 
             // ----- composites -----
             OpCode::CompositeInsert => {
-                let mut c = self.arg(l, d, 0)?;
-                let a = self.address(l, d, 1)?;
-                let v = self.arg(l, d, 2)?;
+                let ins = CompositeInsert::of(op);
+                let mut c = self.arg(l, d, ins.composite())?;
+                let a = self.address(l, d, ins.address())?;
+                let v = self.arg(l, d, ins.value())?;
                 value_set(&mut c, &a, v).ok_or_else(|| Trap::new(d, TrapKind::OutOfBounds))?;
                 c
             }
             OpCode::CompositeExtract => {
-                let c = self.arg(l, d, 0)?;
-                let a = self.address(l, d, 1)?;
+                let ext = CompositeExtract::of(op);
+                let c = self.arg(l, d, ext.composite())?;
+                let a = self.address(l, d, ext.address())?;
                 value_get(&c, &a, result_len(op))
                     .ok_or_else(|| Trap::new(d, TrapKind::OutOfBounds))?
             }
             OpCode::CompositeConstruct => {
                 let mut parts = Vec::with_capacity(op.operands.len());
-                for i in 0..op.operands.len() {
-                    parts.push(self.arg(l, d, i)?);
+                for p in CompositeConstruct::of(op).members() {
+                    parts.push(self.arg(l, d, p.as_ref())?);
                 }
                 if op.ty.as_basic().is_some() {
                     let mut c = SmallVec::new();
@@ -222,8 +240,8 @@ impl Interp<'_, '_> {
 
             // ----- variables and I/O -----
             OpCode::ParamLoad => {
-                let p = op
-                    .operand_def(1)
+                let p = ParamLoad::of(op)
+                    .param()
                     .ok_or_else(|| Trap::bad(d, "ParamLoad without parameter"))?;
                 let f = self.lanes[l].frames.last().expect("frame");
                 f.args
@@ -233,8 +251,8 @@ impl Interp<'_, '_> {
                     .ok_or_else(|| Trap::bad(d, "parameter of another function"))?
             }
             OpCode::TmpLoad => {
-                let t = op
-                    .operand_def(0)
+                let t = TmpLoad::of(op)
+                    .var()
                     .ok_or_else(|| Trap::bad(d, "TmpLoad without variable"))?;
                 match self.lanes[l].tmps.get(&t) {
                     Some(v) => v.clone(),
@@ -242,10 +260,11 @@ impl Interp<'_, '_> {
                 }
             }
             OpCode::TmpStore => {
-                let t = op
-                    .operand_def(0)
+                let store = TmpStore::of(op);
+                let t = store
+                    .var()
                     .ok_or_else(|| Trap::bad(d, "TmpStore without variable"))?;
-                let v = self.arg(l, d, 1)?;
+                let v = self.arg(l, d, store.value())?;
                 self.lanes[l].tmps.insert(t, v);
                 Value::Void
             }
@@ -253,10 +272,21 @@ impl Interp<'_, '_> {
             | OpCode::InterpolateAtCentroid
             | OpCode::InterpolateAtSample
             | OpCode::InterpolateAtOffset => {
-                let dcl = op
-                    .operand_def(0)
-                    .ok_or_else(|| Trap::bad(d, "load without declaration"))?;
-                let a = self.address(l, d, 1)?;
+                // `InterpolateAt{Sample,Offset}` start like `Load`: input, address.
+                let (dcl, addr) = match Load::try_of(op) {
+                    Some(load) => (load.base(), load.address()),
+                    None => {
+                        let at = irc_ir::format::InterpolateAtSample::try_of(op);
+                        let off = irc_ir::format::InterpolateAtOffset::try_of(op);
+                        match (at, off) {
+                            (Some(s), _) => (s.base(), s.address()),
+                            (None, Some(o)) => (o.base(), o.address()),
+                            (None, None) => (None, None),
+                        }
+                    }
+                };
+                let dcl = dcl.ok_or_else(|| Trap::bad(d, "load without declaration"))?;
+                let a = self.address(l, d, addr)?;
                 let v = self.lanes[l]
                     .inputs
                     .get(&dcl)
@@ -273,10 +303,11 @@ impl Interp<'_, '_> {
                 }
             }
             OpCode::OutputLoad => {
-                let dcl = op
-                    .operand_def(0)
+                let load = Load::of(op);
+                let dcl = load
+                    .base()
                     .ok_or_else(|| Trap::bad(d, "load without declaration"))?;
-                let a = self.address(l, d, 1)?;
+                let a = self.address(l, d, load.address())?;
                 let v = self.lanes[l]
                     .outputs
                     .get(&dcl)
@@ -285,11 +316,12 @@ impl Interp<'_, '_> {
                     .ok_or_else(|| Trap::new(d, TrapKind::OutOfBounds))?
             }
             OpCode::OutputStore => {
-                let dcl = op
-                    .operand_def(0)
+                let store = Store::of(op);
+                let dcl = store
+                    .base()
                     .ok_or_else(|| Trap::bad(d, "store without declaration"))?;
-                let a = self.address(l, d, 1)?;
-                let v = self.arg(l, d, 2)?;
+                let a = self.address(l, d, store.address())?;
+                let v = self.arg(l, d, store.value())?;
                 let ty = m.ty(dcl).clone();
                 let out = self.lanes[l]
                     .outputs
@@ -305,12 +337,10 @@ impl Interp<'_, '_> {
             | OpCode::LdsStore
             | OpCode::PushDataLoad => crate::resources::local_memory(self, l, d)?,
             OpCode::ConstantLoad => {
-                let c = self.arg(l, d, 0)?;
-                let a = self.address(l, d, 1)?;
-                let cty = op
-                    .operand_def(0)
-                    .map(|c| m.ty(c).clone())
-                    .unwrap_or_default();
+                let load = Load::of(op);
+                let c = self.arg(l, d, load.base())?;
+                let a = self.address(l, d, load.address())?;
+                let cty = load.base().map(|c| m.ty(c).clone()).unwrap_or_default();
                 match value_get(&c, &a, result_len(op)) {
                     Some(v) => v,
                     // Robust like dxbc-spirv's bound checking: an out-of-range array index
@@ -358,7 +388,7 @@ impl Interp<'_, '_> {
                 if self.p.stage == ShaderStage::Pixel {
                     return Ok(Flow::Park);
                 }
-                let v = self.arg(l, d, 0)?;
+                let v = self.arg(l, d, Deriv::of(op).value())?;
                 let mut flat = Vec::new();
                 v.flatten(&mut flat);
                 Value::from_components(flat.iter().map(|s| float::from_f64(0.0, s.ty())).collect())
@@ -499,7 +529,7 @@ impl Interp<'_, '_> {
             | OpCode::UMulExtended
             | OpCode::MinValue
             | OpCode::MaxValue => self.pure(l, d, op)?,
-            OpCode::Drain => match op.operand_def(0) {
+            OpCode::Drain => match Drain::of(op).values().first().and_then(|o| o.as_ref()) {
                 Some(a) if op.has_result() => self.get(l, d, a)?,
                 _ => Value::Void,
             },
@@ -525,25 +555,24 @@ impl Interp<'_, '_> {
     /// Evaluates a pure op with [`crate::eval::fold`], the one definition of the arithmetic
     /// that constant folding uses too.
     fn pure(&self, l: usize, d: SsaDef, op: &irc_ir::Op) -> Result<Value, Trap> {
-        let n = op.first_literal().min(op.operands.len());
         let mut args: SmallVec<[Value; 4]> = SmallVec::new();
-        for i in 0..n {
-            args.push(self.arg(l, d, i)?);
+        for (_, a) in op.refs() {
+            args.push(self.arg(l, d, a)?);
         }
         crate::eval::fold(op, &args, &irc_ir::Type::void())
             .ok_or_else(|| Trap::bad(d, format!("{} does not apply to these operands", op.opcode)))
     }
 
-    /// Components of operand `i`.
+    /// Components of operand `a`.
     pub(crate) fn comps(
         &self,
         l: usize,
         d: SsaDef,
-        i: usize,
+        a: Option<SsaDef>,
     ) -> Result<SmallVec<[Scalar; 4]>, Trap> {
-        self.arg(l, d, i)?
+        self.arg(l, d, a)?
             .components()
-            .ok_or_else(|| Trap::bad(d, format!("operand {i} is not a scalar or vector")))
+            .ok_or_else(|| Trap::bad(d, "operand is not a scalar or vector"))
     }
 
     /// Applies `f` per component to the first `n` operands; scalar operands broadcast.
@@ -555,8 +584,8 @@ impl Interp<'_, '_> {
         f: impl Fn(&[Scalar]) -> Option<Scalar>,
     ) -> Result<Value, Trap> {
         let mut args: SmallVec<[SmallVec<[Scalar; 4]>; 4]> = SmallVec::new();
-        for i in 0..n {
-            args.push(self.comps(l, d, i)?);
+        for (_, a) in self.p.m.op(d).refs().take(n) {
+            args.push(self.comps(l, d, a)?);
         }
         let len = self
             .p
@@ -638,7 +667,7 @@ fn array_index_out_of_range(ty: &irc_ir::Type, address: &[u64]) -> bool {
 /// True for `DclInputBuiltIn` of the D3D9 constant registers (`LegacyConstBool/Int/Float`).
 fn is_legacy_constant(dcl: &irc_ir::Op) -> bool {
     dcl.opcode == OpCode::DclInputBuiltIn
-        && dcl.operand_lit(1).is_some_and(|b| {
+        && DclInputBuiltIn::of(dcl).builtin().is_some_and(|b| {
             [
                 irc_ir::BuiltIn::LegacyConstBool,
                 irc_ir::BuiltIn::LegacyConstInt,

@@ -5,6 +5,7 @@
 
 use crate::trap::Trap;
 use crate::value::{constant_value, zero_value, Value};
+use irc_ir::format::{EntryPoint, Scoped};
 use irc_ir::{Module, OpCode, OpFlags, ScalarType, ShaderStage, SsaDef};
 use rustc_hash::FxHashMap;
 
@@ -73,14 +74,12 @@ impl<'m> Program<'m> {
         }
         let entry = entry.ok_or_else(|| Trap::bad(null(), "no EntryPoint"))?;
         let ep = m.op(entry);
-        let stage = ep
-            .operands
-            .last()
-            .and_then(|o| o.as_lit())
+        let stage = EntryPoint::of(ep)
+            .stage()
             .map(|v| ShaderStage(v as u32))
             .ok_or_else(|| Trap::bad(entry, "EntryPoint without stage"))?;
-        let entry_fn = ep
-            .operand_def(0)
+        let entry_fn = EntryPoint::of(ep)
+            .function()
             .ok_or_else(|| Trap::bad(entry, "EntryPoint without function"))?;
 
         let mut funcs: FxHashMap<SsaDef, Func> = FxHashMap::default();
@@ -138,20 +137,21 @@ impl<'m> Program<'m> {
             let op = m.op(d);
             match op.opcode {
                 OpCode::ScopedElse => {
-                    let i = op
-                        .operand_def(0)
+                    let i = Scoped::of(op)
+                        .construct()
                         .ok_or_else(|| Trap::bad(d, "ScopedElse without If"))?;
                     let at = p.pos_in_same_fn(d, d)?;
                     p.else_of.insert(i, at);
                 }
                 OpCode::ScopedSwitchCase | OpCode::ScopedSwitchDefault => {
-                    let s = op
-                        .operand_def(0)
+                    let s = Scoped::of(op)
+                        .construct()
                         .ok_or_else(|| Trap::bad(d, "case without switch"))?;
                     let at = p.pos_in_same_fn(d, d)?;
                     let lit = if op.opcode == OpCode::ScopedSwitchCase {
                         Some(
-                            op.operand_lit(1)
+                            Scoped::of(op)
+                                .case_value()
                                 .ok_or_else(|| Trap::bad(d, "case without value"))?,
                         )
                     } else {

@@ -12,6 +12,7 @@ use crate::image::{compute_lod, sample};
 use crate::resources::{coords_f, image, layer_index, sampler};
 use crate::trap::Trap;
 use crate::value::{zero_value, Scalar, Value};
+use irc_ir::format::{Deriv, ImageComputeLod, ImageSample};
 use irc_ir::{OpCode, OpFlags, ScalarType, ShaderStage, SsaDef};
 
 /// True if `d` (an `ImageSample`/`ImageComputeLod`) needs the quad's derivatives.
@@ -22,7 +23,10 @@ pub(crate) fn needs_quad(it: &Interp, d: SsaDef) -> bool {
     let op = it.p.m.op(d);
     match op.opcode {
         OpCode::ImageComputeLod => true,
-        OpCode::ImageSample => op.operand_def(5).is_none() && op.operand_def(8).is_none(),
+        OpCode::ImageSample => {
+            let s = ImageSample::of(op);
+            s.lod().is_none() && s.dx().is_none()
+        }
         _ => false,
     }
 }
@@ -79,11 +83,12 @@ pub(crate) fn exec_parked(it: &Interp, l: usize, d: SsaDef) -> Result<Value, Tra
     let op = it.p.m.op(d);
     match op.opcode {
         OpCode::DerivX | OpCode::DerivY => {
-            let a = op
-                .operand_def(0)
+            let deriv = Deriv::of(op);
+            let a = deriv
+                .value()
                 .ok_or_else(|| Trap::bad(d, "derivative without operand"))?;
-            let fine = op.operand_lit(1) == Some(2)
-                || (it.cfg.fine_default_derivatives && op.operand_lit(1) == Some(0));
+            let fine = deriv.mode() == Some(2)
+                || (it.cfg.fine_default_derivatives && deriv.mode() == Some(0));
             let (px, py) = pairs(l, fine);
             let c = diff(
                 it,
@@ -95,14 +100,11 @@ pub(crate) fn exec_parked(it: &Interp, l: usize, d: SsaDef) -> Result<Value, Tra
             Ok(Value::from_components(c.into_iter().collect()))
         }
         OpCode::ImageSample | OpCode::ImageComputeLod => {
-            let ci = if op.opcode == OpCode::ImageSample {
-                3
-            } else {
-                2
+            let coord = match ImageSample::try_of(op) {
+                Some(s) => s.coord(),
+                None => ImageComputeLod::of(op).coord(),
             };
-            let a = op
-                .operand_def(ci)
-                .ok_or_else(|| Trap::bad(d, "sample without coordinate"))?;
+            let a = coord.ok_or_else(|| Trap::bad(d, "sample without coordinate"))?;
             let (px, py) = pairs(l, false);
             let g = |v: Vec<Scalar>| coords_f(&v);
             let dx = g(diff(it, l, d, a, px)?);
@@ -122,14 +124,13 @@ pub(crate) fn sample_op(
     derivs: Option<([f64; 3], [f64; 3])>,
 ) -> Result<Value, Trap> {
     let op = it.p.m.op(d);
-    let desc = match it.arg(l, d, 0)? {
-        Value::Descriptor(x) => x,
-        _ => return Err(Trap::bad(d, "image operand is not a descriptor")),
-    };
-    let s = sampler(it, l, d, 1)?;
-    let f = |v: Option<Value>| v.and_then(|v| v.as_scalar()).map(|s| to_f64(s, s.ty()));
-    if op.opcode == OpCode::ImageComputeLod {
-        let c = coords_f(&it.comps(l, d, 2)?);
+    if let Some(q) = ImageComputeLod::try_of(op) {
+        let desc = match it.arg(l, d, q.descriptor())? {
+            Value::Descriptor(x) => x,
+            _ => return Err(Trap::bad(d, "image operand is not a descriptor")),
+        };
+        let s = sampler(it, l, d, q.sampler())?;
+        let c = coords_f(&it.comps(l, d, q.coord())?);
         let Some(img) = image(it, desc) else {
             return Ok(Value::f32s(&[0.0, 0.0]));
         };
@@ -143,9 +144,16 @@ pub(crate) fn sample_op(
         };
         return Ok(Value::f32s(&[clamped as f32, raw as f32]));
     }
-    let layer = f(it.opt_arg(l, d, 2)?).unwrap_or(0.0);
-    let c = coords_f(&it.comps(l, d, 3)?);
-    let off = match it.opt_arg(l, d, 4)? {
+    let smp = ImageSample::of(op);
+    let desc = match it.arg(l, d, smp.descriptor())? {
+        Value::Descriptor(x) => x,
+        _ => return Err(Trap::bad(d, "image operand is not a descriptor")),
+    };
+    let s = sampler(it, l, d, smp.sampler())?;
+    let f = |v: Option<Value>| v.and_then(|v| v.as_scalar()).map(|s| to_f64(s, s.ty()));
+    let layer = f(it.opt_arg(l, d, smp.layer())?).unwrap_or(0.0);
+    let c = coords_f(&it.comps(l, d, smp.coord())?);
+    let off = match it.opt_arg(l, d, smp.offset())? {
         Some(o) => {
             let mut r = [0i64; 3];
             for (k, s) in o
@@ -161,18 +169,18 @@ pub(crate) fn sample_op(
         }
         None => [0; 3],
     };
-    let lod_index = f(it.opt_arg(l, d, 5)?);
-    let bias = f(it.opt_arg(l, d, 6)?).unwrap_or(0.0);
-    let clamp = f(it.opt_arg(l, d, 7)?);
+    let lod_index = f(it.opt_arg(l, d, smp.lod())?);
+    let bias = f(it.opt_arg(l, d, smp.lod_bias())?).unwrap_or(0.0);
+    let clamp = f(it.opt_arg(l, d, smp.lod_clamp())?);
     let gdx = it
-        .opt_arg(l, d, 8)?
+        .opt_arg(l, d, smp.dx())?
         .and_then(|v| v.components())
         .map(|c| coords_f(&c));
     let gdy = it
-        .opt_arg(l, d, 9)?
+        .opt_arg(l, d, smp.dy())?
         .and_then(|v| v.components())
         .map(|c| coords_f(&c));
-    let dref = f(it.opt_arg(l, d, 10)?).map(|x| round_to(x, ScalarType::F32));
+    let dref = f(it.opt_arg(l, d, smp.depth_compare())?).map(|x| round_to(x, ScalarType::F32));
     let lty = if op.flags.contains(OpFlags::SPARSE_FEEDBACK) && op.ty.members().len() == 2 {
         irc_ir::Type::basic(op.ty.members()[1])
     } else {

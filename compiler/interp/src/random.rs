@@ -14,6 +14,7 @@
 
 use crate::inputs::*;
 use crate::value::{build_value, Scalar, Value};
+use irc_ir::format::{DclBinding, DclPushData, DclUavCounter, SetPrimitive};
 use irc_ir::{BuiltIn, Module, OpCode, PrimitiveType, ResourceKind, ScalarType, ShaderStage, Type};
 
 /// SplitMix64.
@@ -125,7 +126,7 @@ fn random_resource(rng: &mut Rng, kind: ResourceKind, ty: &Type) -> Resource {
 }
 
 fn descriptor_count(op: &irc_ir::Op) -> u32 {
-    match op.operand_lit(3).unwrap_or(1) {
+    match DclBinding::of(op).count().unwrap_or(1) {
         0 => 4,
         n => n.min(16) as u32,
     }
@@ -182,8 +183,8 @@ impl ShaderInputs {
                     }
                 }
                 OpCode::DclSrv | OpCode::DclUav => {
-                    let kind = op
-                        .operand_lit(4)
+                    let kind = DclBinding::of(op)
+                        .kind()
                         .and_then(ResourceKind::from_u64)
                         .unwrap_or(ResourceKind::BufferRaw);
                     for i in 0..descriptor_count(op) {
@@ -196,7 +197,7 @@ impl ShaderInputs {
                     }
                 }
                 OpCode::DclUavCounter => {
-                    if let Some(u) = op.operand_def(1).and_then(|u| module.get(u)) {
+                    if let Some(u) = DclUavCounter::of(op).uav().and_then(|u| module.get(u)) {
                         inp.uav_counters.insert(binding(u, 0), rng.below(8) as u32);
                     }
                 }
@@ -222,7 +223,7 @@ impl ShaderInputs {
                     }
                 }
                 OpCode::DclPushData => {
-                    let off = (op.operand_lit(1).unwrap_or(0) / 4) as usize;
+                    let off = (DclPushData::of(op).offset().unwrap_or(0) / 4) as usize;
                     let words = random_dwords(&mut rng, &op.ty, 1);
                     if inp.push_data.len() < off + words.len() {
                         inp.push_data.resize(off + words.len(), 0);
@@ -230,8 +231,8 @@ impl ShaderInputs {
                     inp.push_data[off..off + words.len()].copy_from_slice(&words);
                 }
                 OpCode::SetGsInputPrimitive => {
-                    gs_vertices = op
-                        .operand_lit(1)
+                    gs_vertices = SetPrimitive::of(op)
+                        .primitive()
                         .and_then(PrimitiveType::from_u64)
                         .map(|p| match p {
                             PrimitiveType::Points => 1,
@@ -261,8 +262,8 @@ impl ShaderInputs {
 
 fn binding(op: &irc_ir::Op, i: u32) -> Binding {
     Binding {
-        space: op.operand_lit(1).unwrap_or(0) as u32,
-        register: (op.operand_lit(2).unwrap_or(0) as u32).wrapping_add(i),
+        space: DclBinding::of(op).space().unwrap_or(0) as u32,
+        register: (DclBinding::of(op).register().unwrap_or(0) as u32).wrapping_add(i),
     }
 }
 

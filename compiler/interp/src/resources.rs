@@ -18,6 +18,11 @@ use crate::trap::Trap;
 use crate::value::{
     build_value, effective, zero_value, Descriptor, DescriptorClass, Scalar, Value,
 };
+use irc_ir::format::{
+    AlignedLoad, AlignedStore, Atomic, CounterAtomic, DclBinding, DclInputTarget, DclPushData,
+    DclSpecConstant, DclUavCounter, DescriptorLoad, Emit, ImageAtomic, ImageGather, ImageLoad,
+    ImageQuerySize, ImageStore, Load, Query, Store,
+};
 use irc_ir::{AtomicOp, Module, OpCode, OpFlags, ScalarType, SsaDef, Type};
 
 /// Copies the byte-addressed resources of the inputs into run memory.
@@ -67,7 +72,8 @@ pub(crate) fn collect_uavs(mem: &crate::exec::Memory, _m: &Module, out: &mut Out
 /// The value of a `DclSpecConstant`.
 pub(crate) fn spec_constant(it: &Interp, d: SsaDef) -> Value {
     let op = it.p.m.op(d);
-    let id = op.operand_lit(1).unwrap_or(0) as u32;
+    let spec = DclSpecConstant::of(op);
+    let id = spec.spec_id().unwrap_or(0) as u32;
     let mut k = 0u32;
     build_value(&op.ty, 1, &mut |t| {
         let bits = it
@@ -75,7 +81,7 @@ pub(crate) fn spec_constant(it: &Interp, d: SsaDef) -> Value {
             .spec_constants
             .get(&(id + k))
             .copied()
-            .or_else(|| op.operand_lit(2 + k as usize))
+            .or_else(|| spec.default().get(k as usize).and_then(|o| o.as_lit()))
             .unwrap_or(0);
         k += 1;
         Scalar::from_bits(t, bits)
@@ -83,18 +89,23 @@ pub(crate) fn spec_constant(it: &Interp, d: SsaDef) -> Value {
 }
 
 fn binding(op: &irc_ir::Op, index: u32) -> Binding {
+    let (space, register) = match (DclBinding::try_of(op), DclInputTarget::try_of(op)) {
+        (Some(b), _) => (b.space(), b.register()),
+        (None, Some(t)) => (t.space(), t.register()),
+        (None, None) => (None, None),
+    };
     Binding {
-        space: op.operand_lit(1).unwrap_or(0) as u32,
-        register: (op.operand_lit(2).unwrap_or(0) as u32).wrapping_add(index),
+        space: space.unwrap_or(0) as u32,
+        register: (register.unwrap_or(0) as u32).wrapping_add(index),
     }
 }
 
 /// `DescriptorLoad`.
 pub(crate) fn descriptor_load(it: &Interp, l: usize, d: SsaDef) -> Result<Value, Trap> {
     let m = it.p.m;
-    let dcl = m
-        .op(d)
-        .operand_def(0)
+    let load = DescriptorLoad::of(m.op(d));
+    let dcl = load
+        .decl()
         .ok_or_else(|| Trap::bad(d, "DescriptorLoad without declaration"))?;
     let class = match m.op(dcl).opcode {
         OpCode::DclSampler => DescriptorClass::Sampler,
@@ -105,7 +116,7 @@ pub(crate) fn descriptor_load(it: &Interp, l: usize, d: SsaDef) -> Result<Value,
         OpCode::DclInputTarget => DescriptorClass::InputTarget,
         _ => return Err(Trap::bad(d, "DescriptorLoad of a non-resource declaration")),
     };
-    let index = match it.opt_arg(l, d, 1)? {
+    let index = match it.opt_arg(l, d, load.index())? {
         Some(v) => v.as_scalar().map_or(0, |s| s.bits() as u32),
         None => 0,
     };
@@ -116,10 +127,10 @@ pub(crate) fn descriptor_load(it: &Interp, l: usize, d: SsaDef) -> Result<Value,
     }))
 }
 
-fn descriptor(it: &Interp, l: usize, d: SsaDef, i: usize) -> Result<Descriptor, Trap> {
-    match it.arg(l, d, i)? {
+fn descriptor(it: &Interp, l: usize, d: SsaDef, a: Option<SsaDef>) -> Result<Descriptor, Trap> {
+    match it.arg(l, d, a)? {
         Value::Descriptor(desc) if it.p.m.get(desc.decl).is_some() => Ok(desc),
-        _ => Err(Trap::bad(d, format!("operand {i} is not a descriptor"))),
+        _ => Err(Trap::bad(d, "operand is not a descriptor")),
     }
 }
 
@@ -127,7 +138,7 @@ fn descriptor(it: &Interp, l: usize, d: SsaDef, i: usize) -> Result<Descriptor, 
 fn desc_binding(it: &Interp, desc: Descriptor) -> Binding {
     let op = it.p.m.op(desc.decl);
     if op.opcode == OpCode::DclUavCounter {
-        if let Some(u) = op.operand_def(1) {
+        if let Some(u) = DclUavCounter::of(op).uav() {
             return binding(it.p.m.op(u), desc.index);
         }
     }
@@ -218,11 +229,28 @@ fn offset(it: &Interp, d: SsaDef, ty: &Type, addr: &[u64]) -> Result<ByteAddr, T
 pub(crate) fn buffer_op(it: &mut Interp, l: usize, d: SsaDef) -> Result<Value, Trap> {
     let m = it.p.m;
     let op = m.op(d);
-    let desc = descriptor(it, l, d, 0)?;
+    // (descriptor, address, value) by format.
+    let (base, address, value) = match op.opcode {
+        OpCode::BufferLoad => (
+            AlignedLoad::of(op).base(),
+            AlignedLoad::of(op).address(),
+            None,
+        ),
+        OpCode::BufferStore => {
+            let s = AlignedStore::of(op);
+            (s.base(), s.address(), s.value())
+        }
+        OpCode::BufferQuerySize => (Query::of(op).descriptor(), None, None),
+        _ => {
+            let a = Atomic::of(op);
+            (a.base(), a.address(), a.value())
+        }
+    };
+    let desc = descriptor(it, l, d, base)?;
     let dty = m.ty(desc.decl).clone();
     match op.opcode {
         OpCode::BufferLoad => {
-            let addr = it.address(l, d, 1)?;
+            let addr = it.address(l, d, address)?;
             let lty = load_type(op);
             let v = match target(it, desc) {
                 Target::Bytes(b) => read_typed(b, offset(it, d, &dty, &addr)?, &lty),
@@ -245,8 +273,8 @@ pub(crate) fn buffer_op(it: &mut Interp, l: usize, d: SsaDef) -> Result<Value, T
             Ok(sparse(op, v))
         }
         OpCode::BufferStore => {
-            let addr = it.address(l, d, 1)?;
-            let v = it.arg(l, d, 2)?;
+            let addr = it.address(l, d, address)?;
+            let v = it.arg(l, d, value)?;
             if it.lanes[l].demoted || desc.class != DescriptorClass::Uav {
                 return Ok(Value::Void);
             }
@@ -278,8 +306,8 @@ pub(crate) fn buffer_op(it: &mut Interp, l: usize, d: SsaDef) -> Result<Value, T
             Ok(Value::u32(n))
         }
         OpCode::BufferAtomic => {
-            let addr = it.address(l, d, 1)?;
-            let operand = it.opt_arg(l, d, 2)?;
+            let addr = it.address(l, d, address)?;
+            let operand = it.opt_arg(l, d, value)?;
             let aop = atomic_kind(op, d)?;
             let t = effective(rt(op));
             let t = if t.is_int() { t } else { ScalarType::U32 };
@@ -376,11 +404,12 @@ pub(crate) fn atomic_op(it: &mut Interp, l: usize, d: SsaDef) -> Result<Value, T
     let helper = it.lanes[l].demoted;
     let ret = match op.opcode {
         OpCode::LdsAtomic => {
-            let lds = op
-                .operand_def(0)
+            let view = Atomic::of(op);
+            let lds = view
+                .base()
                 .ok_or_else(|| Trap::bad(d, "LdsAtomic without LDS"))?;
-            let addr = it.address(l, d, 1)?;
-            let operand = it.opt_arg(l, d, 2)?;
+            let addr = it.address(l, d, view.address())?;
+            let operand = it.opt_arg(l, d, view.value())?;
             let off = offset(it, d, m.ty(lds), &addr)?;
             let bytes = it
                 .mem
@@ -400,7 +429,7 @@ pub(crate) fn atomic_op(it: &mut Interp, l: usize, d: SsaDef) -> Result<Value, T
             }
         }
         OpCode::CounterAtomic => {
-            let desc = descriptor(it, l, d, 0)?;
+            let desc = descriptor(it, l, d, CounterAtomic::of(op).counter())?;
             let b = desc_binding(it, desc);
             let c = it.mem.counters.entry(b).or_insert(0);
             let old = *c;
@@ -422,13 +451,14 @@ pub(crate) fn atomic_op(it: &mut Interp, l: usize, d: SsaDef) -> Result<Value, T
             )
         }
         _ => {
-            let desc = descriptor(it, l, d, 0)?;
+            let view = ImageAtomic::of(op);
+            let desc = descriptor(it, l, d, view.descriptor())?;
             let layer = it
-                .opt_arg(l, d, 1)?
+                .opt_arg(l, d, view.layer())?
                 .and_then(|v| v.as_scalar())
                 .map_or(0, |s| s.bits() as u32);
-            let coord = it.comps(l, d, 2)?;
-            let operand = it.opt_arg(l, d, 3)?;
+            let coord = it.comps(l, d, view.coord())?;
+            let operand = it.opt_arg(l, d, view.value())?;
             let b = desc_binding(it, desc);
             let xyz = coords_i(&coord);
             match it
@@ -468,18 +498,22 @@ fn coords_i(c: &[Scalar]) -> [i64; 3] {
 pub(crate) fn local_memory(it: &mut Interp, l: usize, d: SsaDef) -> Result<Value, Trap> {
     let m = it.p.m;
     let op = m.op(d);
-    let var = op
-        .operand_def(0)
-        .ok_or_else(|| Trap::bad(d, "memory op without variable"))?;
-    let addr = it.address(l, d, 1)?;
+    let (var, address, value) = match Store::try_of(op) {
+        Some(s) => (s.base(), s.address(), Some(s.value())),
+        None => (Load::of(op).base(), Load::of(op).address(), None),
+    };
+    let var = var.ok_or_else(|| Trap::bad(d, "memory op without variable"))?;
+    let addr = it.address(l, d, address)?;
     let off = offset(it, d, m.ty(var), &addr)?;
-    let store = matches!(op.opcode, OpCode::ScratchStore | OpCode::LdsStore);
-    let value = if store { Some(it.arg(l, d, 2)?) } else { None };
+    let value = match value {
+        Some(v) => Some(it.arg(l, d, v)?),
+        None => None,
+    };
     let bytes: &mut Vec<u8> = match op.opcode {
         OpCode::ScratchLoad | OpCode::ScratchStore => it.lanes[l].scratch.get_mut(&var),
         OpCode::LdsLoad | OpCode::LdsStore => it.mem.lds.get_mut(&var),
         _ => {
-            let base = m.op(var).operand_lit(1).unwrap_or(0) as usize;
+            let base = DclPushData::of(m.op(var)).offset().unwrap_or(0) as usize;
             let b = it.mem.push.get(base..).unwrap_or(&[]);
             return Ok(read_typed(b, off, &op.ty));
         }
@@ -502,8 +536,13 @@ pub(crate) fn image<'a>(it: &'a Interp, desc: Descriptor) -> Option<&'a Image> {
     }
 }
 
-pub(crate) fn sampler(it: &Interp, l: usize, d: SsaDef, i: usize) -> Result<Sampler, Trap> {
-    let desc = descriptor(it, l, d, i)?;
+pub(crate) fn sampler(
+    it: &Interp,
+    l: usize,
+    d: SsaDef,
+    a: Option<SsaDef>,
+) -> Result<Sampler, Trap> {
+    let desc = descriptor(it, l, d, a)?;
     Ok(it
         .inputs
         .samplers
@@ -516,14 +555,22 @@ pub(crate) fn sampler(it: &Interp, l: usize, d: SsaDef, i: usize) -> Result<Samp
 pub(crate) fn image_op(it: &mut Interp, l: usize, d: SsaDef) -> Result<Value, Trap> {
     let m = it.p.m;
     let op = m.op(d);
-    let desc = descriptor(it, l, d, 0)?;
+    let descriptor_ref = match op.opcode {
+        OpCode::ImageLoad => ImageLoad::of(op).descriptor(),
+        OpCode::ImageStore => ImageStore::of(op).descriptor(),
+        OpCode::ImageQuerySize => ImageQuerySize::of(op).descriptor(),
+        OpCode::ImageGather => ImageGather::of(op).descriptor(),
+        _ => Query::of(op).descriptor(),
+    };
+    let desc = descriptor(it, l, d, descriptor_ref)?;
     let scalar = |v: Option<Value>| v.and_then(|v| v.as_scalar()).map_or(0, |s| s.bits() as u32);
     match op.opcode {
         OpCode::ImageLoad => {
-            let mip = scalar(it.opt_arg(l, d, 1)?);
-            let layer = scalar(it.opt_arg(l, d, 2)?);
-            let mut xyz = coords_i(&it.comps(l, d, 3)?);
-            if let Some(o) = it.opt_arg(l, d, 5)? {
+            let load = ImageLoad::of(op);
+            let mip = scalar(it.opt_arg(l, d, load.mip())?);
+            let layer = scalar(it.opt_arg(l, d, load.layer())?);
+            let mut xyz = coords_i(&it.comps(l, d, load.coord())?);
+            if let Some(o) = it.opt_arg(l, d, load.offset())? {
                 let o = coords_i(&o.components().unwrap_or_default());
                 (0..3).for_each(|k| xyz[k] = xyz[k].saturating_add(o[k]));
             }
@@ -547,9 +594,10 @@ pub(crate) fn image_op(it: &mut Interp, l: usize, d: SsaDef) -> Result<Value, Tr
             Ok(sparse(op, v))
         }
         OpCode::ImageStore => {
-            let layer = scalar(it.opt_arg(l, d, 1)?);
-            let xyz = coords_i(&it.comps(l, d, 2)?);
-            let v = it.comps(l, d, 3)?;
+            let store = ImageStore::of(op);
+            let layer = scalar(it.opt_arg(l, d, store.layer())?);
+            let xyz = coords_i(&it.comps(l, d, store.coord())?);
+            let v = it.comps(l, d, store.value())?;
             if it.lanes[l].demoted {
                 return Ok(Value::Void);
             }
@@ -567,7 +615,7 @@ pub(crate) fn image_op(it: &mut Interp, l: usize, d: SsaDef) -> Result<Value, Tr
             Ok(Value::Void)
         }
         OpCode::ImageQuerySize => {
-            let mip = scalar(it.opt_arg(l, d, 1)?);
+            let mip = scalar(it.opt_arg(l, d, ImageQuerySize::of(op).mip())?);
             let n = op.ty.members().first().map_or(1, |b| b.vec_size() as usize);
             let (size, layers) = match image(it, desc) {
                 Some(img) if (mip as usize) < img.mips.len() => {
@@ -591,13 +639,14 @@ pub(crate) fn image_op(it: &mut Interp, l: usize, d: SsaDef) -> Result<Value, Tr
         )),
         OpCode::ImageQuerySamples => Ok(Value::u32(if image(it, desc).is_some() { 1 } else { 0 })),
         OpCode::ImageGather => {
-            let s = sampler(it, l, d, 1)?;
+            let gather = ImageGather::of(op);
+            let s = sampler(it, l, d, gather.sampler())?;
             let layer = it
-                .opt_arg(l, d, 2)?
+                .opt_arg(l, d, gather.layer())?
                 .and_then(|v| v.as_scalar())
                 .map_or(0.0, |s| crate::float::to_f64(s, s.ty()));
-            let c = it.comps(l, d, 3)?;
-            let off = match it.opt_arg(l, d, 4)? {
+            let c = it.comps(l, d, gather.coord())?;
+            let off = match it.opt_arg(l, d, gather.offset())? {
                 Some(o) => {
                     let o = coords_i(&o.components().unwrap_or_default());
                     [o[0], o[1]]
@@ -605,10 +654,10 @@ pub(crate) fn image_op(it: &mut Interp, l: usize, d: SsaDef) -> Result<Value, Tr
                 None => [0, 0],
             };
             let dref = it
-                .opt_arg(l, d, 5)?
+                .opt_arg(l, d, gather.depth_compare())?
                 .and_then(|v| v.as_scalar())
                 .map(|s| crate::float::to_f64(s, ScalarType::F32));
-            let comp = op.operand_lit(6).unwrap_or(0) as usize;
+            let comp = gather.component().unwrap_or(0) as usize;
             let lty = load_type(op);
             let v = match image(it, desc) {
                 Some(img) => {
@@ -669,7 +718,7 @@ pub(crate) fn layer_index(img: &Image, layer: f64) -> u32 {
 pub(crate) fn gs_emit(it: &mut Interp, l: usize, d: SsaDef) -> Result<(), Trap> {
     let m = it.p.m;
     let op = m.op(d);
-    let stream = op.operand_lit(0).unwrap_or(0) as u32;
+    let stream = Emit::of(op).stream().unwrap_or(0) as u32;
     if op.opcode == OpCode::EmitPrimitive {
         it.gs_prim += 1;
         return Ok(());

@@ -1,9 +1,11 @@
 //! # irc-ir: DXBC-IR for the irc shader compiler
 //!
 //! The SSA IR of doitsujin/dxbc-spirv, as Rust data: [`types`] (scalar, vector, struct and
-//! array types), [`opcode`] (the one opcode table), [`op`] (an op: opcode, flags, type,
+//! array types), [`opcode`] (the one opcode table: docs, classes, formats), [`format`](mod@format) (named
+//! operands and typed accessors), [`op`] (an op: opcode, flags, type,
 //! operands), [`module`] (storage with stable ids, program order and use lists), [`builder`]
-//! (a cursor for embedders and passes), the byte-exact binary format in [`binary`], the
+//! (a cursor for embedders and passes), [`ssa_util`] (phi clean-up shared by SSA
+//! construction and passes), the byte-exact binary format in [`binary`], the
 //! round-tripping text format in [`text`], and the [`verifier`].
 //!
 //! Numbering (opcodes, enums, flags) is that of dxbc-spirv at commit
@@ -16,9 +18,11 @@ pub mod builder;
 pub mod entities;
 pub mod enums;
 pub mod flags;
+pub mod format;
 pub mod module;
 pub mod op;
 pub mod opcode;
+pub mod ssa_util;
 pub mod strings;
 pub mod text;
 pub mod types;
@@ -29,7 +33,8 @@ pub use cranelift_entity::EntityRef;
 pub use entities::SsaDef;
 pub use enums::*;
 pub use flags::OpFlags;
+pub use format::{Format, OpView};
 pub use module::{BuildError, Module, Section};
 pub use op::{Op, Operand, Operands};
-pub use opcode::{FirstLiteral, LitKind, OpCode, OpInfo};
+pub use opcode::{Attrs, FirstLiteral, LitKind, OpCode, OpInfo};
 pub use types::{BasicType, ScalarClass, ScalarType, Type};

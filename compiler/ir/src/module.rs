@@ -94,6 +94,16 @@ impl Module {
     /// to an id that is not listed.
     pub fn from_ordered(entries: Vec<(SsaDef, Op)>) -> Result<Module, BuildError> {
         let mut m = Module::new();
+        m.fill_ordered(entries)?;
+        Ok(m)
+    }
+
+    /// [`Module::from_ordered`] into this module, which is cleared first: its allocations are
+    /// reused (for embedders compiling shader after shader, DESIGN rule 14). On an error the
+    /// module is left partly filled; clear or refill it before use.
+    pub fn fill_ordered(&mut self, entries: Vec<(SsaDef, Op)>) -> Result<(), BuildError> {
+        self.clear();
+        let m = self;
         let bound = entries
             .iter()
             .map(|(d, _)| d.index() + 1)
@@ -146,7 +156,7 @@ impl Module {
                 }
             }
         }
-        Ok(m)
+        Ok(())
     }
 
     // ----- queries -------------------------------------------------------------------------
@@ -154,6 +164,11 @@ impl Module {
     /// The op of a def. Panics for a def that was never created.
     pub fn op(&self, d: SsaDef) -> &Op {
         &self.ops[d]
+    }
+    /// A typed view of the op of a def: `m.view::<ImageSample>(d).lod()` (see
+    /// [`crate::format`]).
+    pub fn view<'a, V: crate::format::OpView<'a>>(&'a self, d: SsaDef) -> V {
+        V::of(&self.ops[d])
     }
     /// The op of a def if it exists and is part of the program.
     pub fn get(&self, d: SsaDef) -> Option<&Op> {

@@ -170,7 +170,10 @@ fn string_operands_pack_and_unpack() {
         .arg(SsaDef::from_id(1).unwrap())
         .string("sampler_state");
     assert_eq!(op.operands.len(), 3);
-    assert_eq!(op.string_from(1), "sampler_state");
+    assert_eq!(
+        op.string_from(irc_ir::format::slots::DebugName.name),
+        "sampler_state"
+    );
     assert!(op.is_consistent());
     let bad = void(OpCode::DebugName).lit(5).lit(6);
     assert!(!bad.is_consistent(), "operand 0 must be a reference");

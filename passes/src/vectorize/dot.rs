@@ -5,7 +5,7 @@
 //! block. Walking down from a step whose result is not the accumulator of another step, through
 //! accumulators that are steps used only by the step above, gives the terms `(x0, y0) …
 //! (xk−1, yk−1)` in evaluation order and either nothing below (the chain starts with a product)
-//! or an initial accumulator `c`. The interpreter (`irc_interp::float::dot`) evaluates
+//! or an initial accumulator `c`. The interpreter (`irc_arith::float::dot`) evaluates
 //! `FDot(a, b)` as `p0 = round(a0·b0)`, then `acc = round(acc + round(ai·bi))`, and `FDotAdd(a,
 //! b, c)` the same starting from `acc = c`; `FMad` is `round(round(x·y) + acc)` and `FAdd` of a
 //! rounded product the same sum, so the chain *is* the dot product of `(x0…)` and `(y0…)`,
@@ -34,6 +34,7 @@ use super::lanes::{Gather, Lanes};
 use super::{only_use, BlockCx, Stats};
 use crate::caps::{PassContext, TargetCaps};
 use crate::fold_util::{remove_dead, replace_value};
+use irc_ir::format::Arith;
 use irc_ir::{Module, Op, OpCode, OpFlags, SsaDef, Type};
 use smallvec::SmallVec;
 
@@ -83,34 +84,35 @@ fn step(m: &Module, bcx: &BlockCx, fam: &Family, d: SsaDef, ty: &Type) -> Option
     if &op.ty != ty || !bcx.contains(m, d) {
         return None;
     }
-    let arg = |i| op.operand_def(i);
     if op.opcode == fam.mul {
+        let mul = Arith::of(op);
         return Some(Step {
-            x: arg(0)?,
-            y: arg(1)?,
+            x: mul.a()?,
+            y: mul.b()?,
             acc: None,
             ops: smallvec::smallvec![d],
         });
     }
     if op.opcode == fam.mad {
+        let mad = Arith::of(op);
         return Some(Step {
-            x: arg(0)?,
-            y: arg(1)?,
-            acc: Some(arg(2)?),
+            x: mad.a()?,
+            y: mad.b()?,
+            acc: Some(mad.c()?),
             ops: smallvec::smallvec![d],
         });
     }
     if op.opcode != OpCode::FAdd {
         return None;
     }
-    let (a, b) = (arg(0)?, arg(1)?);
+    let (a, b) = (Arith::of(op).a()?, Arith::of(op).b()?);
     // Prefer the product on the right, so that a chain continues through the left operand.
     for (p, acc) in [(b, a), (a, b)] {
         let po = m.op(p);
         if po.opcode == fam.mul && &po.ty == ty && only_use(m, p) == Some(d) && bcx.contains(m, p) {
             return Some(Step {
-                x: po.operand_def(0)?,
-                y: po.operand_def(1)?,
+                x: Arith::of(po).a()?,
+                y: Arith::of(po).b()?,
                 acc: Some(acc),
                 ops: smallvec::smallvec![d, p],
             });

@@ -11,93 +11,12 @@
 //! into another construct too.
 
 use super::BlockCx;
+use irc_ir::format::{slots, CompositeExtract, Constant, Load};
 use irc_ir::{Module, Op, OpCode, ScalarType, SsaDef, Type};
 use smallvec::SmallVec;
 
 /// Up to four lanes.
 pub(crate) type Lanes = SmallVec<[SsaDef; 4]>;
-
-/// True if `op` is pure and computes component i of a vector result from component i of each
-/// vector operand with the function the scalar op uses (the interpreter's per-component `map`
-/// in `irc_interp::eval::fold`); checked against the interpreter by a unit test.
-pub(crate) fn is_lanewise(op: OpCode) -> bool {
-    use OpCode as O;
-    matches!(
-        op,
-        O::FAbs
-            | O::FNeg
-            | O::FAdd
-            | O::FSub
-            | O::FMul
-            | O::FMulLegacy
-            | O::FMad
-            | O::FMadLegacy
-            | O::FDiv
-            | O::FRcp
-            | O::FSqrt
-            | O::FRsq
-            | O::FExp2
-            | O::FLog2
-            | O::FFract
-            | O::FRound
-            | O::FMin
-            | O::FMax
-            | O::FClamp
-            | O::FSin
-            | O::FCos
-            | O::FPow
-            | O::FPowLegacy
-            | O::FSgn
-            | O::FLog2Legacy
-            | O::FEq
-            | O::FNe
-            | O::FLt
-            | O::FLe
-            | O::FGt
-            | O::FGe
-            | O::FIsNan
-            | O::IEq
-            | O::INe
-            | O::SLt
-            | O::SLe
-            | O::SGt
-            | O::SGe
-            | O::ULt
-            | O::ULe
-            | O::UGt
-            | O::UGe
-            | O::BAnd
-            | O::BOr
-            | O::BEq
-            | O::BNe
-            | O::BNot
-            | O::Select
-            | O::ConvertFtoF
-            | O::ConvertFtoI
-            | O::ConvertItoF
-            | O::ConvertItoI
-            | O::IAnd
-            | O::IOr
-            | O::IXor
-            | O::INot
-            | O::IShl
-            | O::SShr
-            | O::UShr
-            | O::IAdd
-            | O::ISub
-            | O::IAbs
-            | O::INeg
-            | O::IMul
-            | O::UDiv
-            | O::UMod
-            | O::SMin
-            | O::SMax
-            | O::SClamp
-            | O::UMin
-            | O::UMax
-            | O::UClamp
-    )
-}
 
 /// True for scalar types a vector of which the targets hold in one register.
 pub(crate) fn vectorizable_scalar(t: ScalarType) -> bool {
@@ -110,9 +29,9 @@ pub(crate) fn const_index(m: &Module, d: SsaDef) -> Option<u64> {
     let op = m.op(d);
     let t = op.ty.as_scalar()?;
     (op.opcode == OpCode::Constant && t.is_int() && op.operands.len() == 1)
-        .then(|| op.operand_lit(0))
+        .then(|| Constant::of(op).scalar(0))
         .flatten()
-        .map(|v| v & irc_interp::value::mask(irc_interp::value::bit_width(t)))
+        .map(|v| v & irc_arith::value::mask(irc_arith::value::bit_width(t)))
 }
 
 /// The scalar type of the components of vector (or scalar) `v`.
@@ -126,9 +45,10 @@ pub(crate) fn extract_of(m: &Module, d: SsaDef) -> Option<(SsaDef, u8)> {
     if op.opcode != OpCode::CompositeExtract {
         return None;
     }
-    let v = op.operand_def(0)?;
+    let ext = CompositeExtract::of(op);
+    let v = ext.composite()?;
     let b = m.ty(v).as_basic()?;
-    let i = const_index(m, op.operand_def(1)?)?;
+    let i = const_index(m, ext.address()?)?;
     (b.is_vector() && i < b.vec_size() as u64 && op.ty.as_scalar() == Some(b.scalar_type()))
         .then_some((v, i as u8))
 }
@@ -140,9 +60,10 @@ pub(crate) fn input_component(m: &Module, d: SsaDef) -> Option<(SsaDef, u8)> {
     if op.opcode != OpCode::InputLoad || !op.flags.is_empty() {
         return None;
     }
-    let x = op.operand_def(0)?;
+    let load = Load::of(op);
+    let x = load.base()?;
     let b = m.ty(x).as_basic()?;
-    let i = const_index(m, op.operand_def(1)?)?;
+    let i = const_index(m, load.address()?)?;
     (b.is_vector() && i < b.vec_size() as u64 && op.ty.as_scalar() == Some(b.scalar_type()))
         .then_some((x, i as u8))
 }
@@ -153,8 +74,13 @@ pub(crate) fn input_component(m: &Module, d: SsaDef) -> Option<(SsaDef, u8)> {
 pub(crate) fn component_of(m: &Module, d: SsaDef) -> Option<(SsaDef, u8, bool)> {
     if let Some((v, i)) = extract_of(m, d) {
         let op = m.op(v);
-        if op.opcode == OpCode::InputLoad && op.operands.get(1).is_some_and(|o| o.is_null()) {
-            if let Some(x) = op.operand_def(0).filter(|&x| m.ty(x) == &op.ty) {
+        let whole_input = op.opcode == OpCode::InputLoad
+            && op
+                .operands
+                .get(slots::Load.address)
+                .is_some_and(|o| o.is_null());
+        if whole_input {
+            if let Some(x) = Load::of(op).base().filter(|&x| m.ty(x) == &op.ty) {
                 return Some((x, i, true));
             }
         }
@@ -282,7 +208,7 @@ impl Gather {
         if lanes.iter().all(|&l| m.opcode(l) == OpCode::Constant) {
             let mut op = Op::new(OpCode::Constant, ty);
             for &l in lanes {
-                op = op.lit(m.op(l).operand_lit(0)?);
+                op = op.lit(Constant::of(m.op(l)).scalar(0)?);
             }
             return Some((Gather::Constant(op), 0));
         }

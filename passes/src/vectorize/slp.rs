@@ -35,9 +35,10 @@
 //! then the members of kept groups are removed together, and their operands that nothing
 //! uses any more.
 
-use super::lanes::{component_of, is_lanewise, vectorizable_scalar, Gather, Lanes, Source};
+use super::lanes::{component_of, vectorizable_scalar, Gather, Lanes, Source};
 use super::{extract, store_component, users, BlockCx, Stats};
-use irc_ir::{Module, Op, OpCode, SsaDef, Type};
+use irc_ir::format::Store;
+use irc_ir::{Attrs, Module, Op, OpCode, SsaDef, Type};
 use rustc_hash::FxHashMap;
 
 /// Deepest operand nesting a tree follows.
@@ -358,7 +359,7 @@ fn seeds(m: &Module, bcx: &BlockCx) -> Vec<Seed> {
             }
         }
         if store_component(m, d).is_some() {
-            let o = m.op(d).operand_def(0).expect("store declaration");
+            let o = Store::of(m.op(d)).base().expect("store declaration");
             match stores.iter_mut().find(|(x, _)| *x == o) {
                 Some((_, v)) => v.push(d),
                 None => stores.push((o, vec![d])),
@@ -372,7 +373,7 @@ fn seeds(m: &Module, bcx: &BlockCx) -> Vec<Seed> {
 /// The isomorphism key of a lane value (opcode, type, flags, literals), if it can be a member.
 fn key(m: &Module, d: SsaDef) -> Option<Op> {
     let op = m.op(d);
-    if !is_lanewise(op.opcode) {
+    if !op.opcode.is(Attrs::LANEWISE) {
         return None;
     }
     let mut k = Op::new(op.opcode, op.ty.clone()).with_flags(op.flags);
@@ -462,7 +463,7 @@ fn lane_seeds(m: &Module, bcx: &BlockCx) -> Vec<Lanes> {
 /// True if `d` could be a member of some group (the per-op part of [`candidate`]).
 fn candidate_op(m: &Module, d: SsaDef) -> bool {
     let op = m.op(d);
-    is_lanewise(op.opcode)
+    op.opcode.is(Attrs::LANEWISE)
         && op.ty.as_scalar().is_some_and(vectorizable_scalar)
         && crate::gvn_pure::is_pure(m, d)
 }
@@ -505,7 +506,9 @@ pub(super) fn run_block(m: &mut Module, bcx: &mut BlockCx, stats: &mut Stats) {
                     let mut s: Vec<(u8, SsaDef)> = s
                         .iter()
                         .filter(|&&d| m.is_live(d))
-                        .filter_map(|&d| Some((store_component(m, d)?, m.op(d).operand_def(2)?)))
+                        .filter_map(|&d| {
+                            Some((store_component(m, d)?, Store::of(m.op(d)).value()?))
+                        })
                         .collect();
                     s.sort_by_key(|&(c, _)| c);
                     s.into_iter().map(|(_, v)| v).collect()

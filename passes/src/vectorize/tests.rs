@@ -2,43 +2,27 @@
 //! and SLP rewrites on small modules per target (the filetests run with the default target,
 //! which has no native dot product).
 
-use super::lanes::is_lanewise;
 use super::*;
 use crate::caps::TargetCaps;
 use crate::lower_legacy::test_util::check_same;
-use irc_interp::value::{Scalar, Value};
+use irc_arith::value::{Scalar, Value};
 use irc_ir::{text, OpFlags, ScalarType};
 
 /// Operand and result types of a lane-wise opcode, for the table test.
 fn signature(op: OpCode) -> (Vec<ScalarType>, ScalarType) {
     use OpCode as O;
     use ScalarType::{Bool as B, F32, I32, U32};
+    if op.is(irc_ir::Attrs::FLOAT) {
+        // Float ops take f32 operands (as many as precede the first literal).
+        let n = op.first_literal_index(op.info().max_operands as usize);
+        let result = if op.is(irc_ir::Attrs::COMPARE) {
+            B
+        } else {
+            F32
+        };
+        return (vec![F32; n], result);
+    }
     match op {
-        O::FAbs
-        | O::FNeg
-        | O::FRcp
-        | O::FSqrt
-        | O::FRsq
-        | O::FExp2
-        | O::FLog2
-        | O::FFract
-        | O::FRound
-        | O::FSin
-        | O::FCos
-        | O::FSgn
-        | O::FLog2Legacy => (vec![F32], F32),
-        O::FAdd
-        | O::FSub
-        | O::FMul
-        | O::FMulLegacy
-        | O::FDiv
-        | O::FMin
-        | O::FMax
-        | O::FPow
-        | O::FPowLegacy => (vec![F32, F32], F32),
-        O::FMad | O::FMadLegacy | O::FClamp => (vec![F32, F32, F32], F32),
-        O::FEq | O::FNe | O::FLt | O::FLe | O::FGt | O::FGe => (vec![F32, F32], B),
-        O::FIsNan => (vec![F32], B),
         O::IEq | O::INe | O::SLt | O::SLe | O::SGt | O::SGe => (vec![I32, I32], B),
         O::ULt | O::ULe | O::UGt | O::UGe => (vec![U32, U32], B),
         O::BAnd | O::BOr | O::BEq | O::BNe => (vec![B, B], B),
@@ -80,7 +64,7 @@ fn value(t: ScalarType, k: u64) -> Scalar {
             } else {
                 (x % 2000) as f64 / 7.0 - 140.0
             };
-            irc_interp::float::from_f64(v, t)
+            irc_arith::float::from_f64(v, t)
         }
     }
 }
@@ -94,15 +78,18 @@ fn same(a: &Option<Value>, b: &Option<Value>) -> bool {
         && a.iter().zip(&b).all(|(x, y)| {
             x.bits() == y.bits()
                 || (x.ty().is_float()
-                    && irc_interp::float::to_f64(*x, x.ty()).is_nan()
-                    && irc_interp::float::to_f64(*y, y.ty()).is_nan())
+                    && irc_arith::float::to_f64(*x, x.ty()).is_nan()
+                    && irc_arith::float::to_f64(*y, y.ty()).is_nan())
         })
 }
 
 #[test]
 fn lanewise_table_matches_the_interpreter() {
     let mut checked = 0;
-    for &op in OpCode::ALL.iter().filter(|&&o| is_lanewise(o)) {
+    for &op in OpCode::ALL
+        .iter()
+        .filter(|&&o| o.is(irc_ir::Attrs::LANEWISE))
+    {
         let (args, result) = signature(op);
         for n in 2..=4u8 {
             for round in 0..64u64 {
@@ -126,17 +113,13 @@ fn lanewise_table_matches_the_interpreter() {
                     .map(|a| Value::from_components(lanes.iter().map(|l| l[a]).collect()))
                     .collect();
                 let vty = Type::vector(args[0], n);
-                let got = irc_interp::eval::fold(&mk(Type::vector(result, n)), &vector_args, &vty);
+                let got = irc_arith::eval::fold(&mk(Type::vector(result, n)), &vector_args, &vty);
                 let want: Option<Vec<Scalar>> = lanes
                     .iter()
                     .map(|l| {
                         let a: Vec<Value> = l.iter().map(|&s| Value::Scalar(s)).collect();
-                        irc_interp::eval::fold(
-                            &mk(Type::scalar(result)),
-                            &a,
-                            &Type::scalar(args[0]),
-                        )
-                        .and_then(|v| v.as_scalar())
+                        irc_arith::eval::fold(&mk(Type::scalar(result)), &a, &Type::scalar(args[0]))
+                            .and_then(|v| v.as_scalar())
                     })
                     .collect();
                 let want = want.map(|w| Value::from_components(w.into_iter().collect()));
@@ -236,7 +219,8 @@ fn mad_chains_become_dot_products() {
         assert_eq!(count(&m, OpCode::FMad) + count(&m, OpCode::FMul), 0);
         let dot = m.code().find(|&d| m.opcode(d) == OpCode::FDot).unwrap();
         // Both operands are the loaded vectors themselves, not swizzles.
-        assert_eq!(m.op(dot).operand_def(0), Some(SsaDef::from_u32(29)));
+        let view = irc_ir::format::Dot::of(m.op(dot));
+        assert_eq!(view.a(), Some(SsaDef::from_u32(29)));
         assert_eq!(
             m.op(dot).flags.contains(OpFlags::PRECISE),
             flags == "[precise]"
@@ -318,7 +302,10 @@ fn long_chains_are_cut_into_pieces() {
     let sizes: Vec<String> = m
         .code()
         .filter(|&d| matches!(m.opcode(d), OpCode::FDot | OpCode::FDotAdd))
-        .map(|d| m.ty(m.op(d).operand_def(0).unwrap()).to_string())
+        .map(|d| {
+            m.ty(irc_ir::format::Dot::of(m.op(d)).a().unwrap())
+                .to_string()
+        })
         .collect();
     assert_eq!(sizes, ["f32x3", "f32x3"]);
 }
@@ -437,7 +424,7 @@ fn component_stores_of_isomorphic_ops_become_one_vector_op() {
         .code()
         .find(|&d| m.opcode(d) == OpCode::OutputStore)
         .unwrap();
-    let v = m.op(store).operand_def(2).unwrap();
+    let v = irc_ir::format::Store::of(m.op(store)).value().unwrap();
     assert_eq!(
         (m.opcode(v), m.ty(v).to_string()),
         (OpCode::FMax, "f32x4".into())

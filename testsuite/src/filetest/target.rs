@@ -3,7 +3,8 @@
 //! compile options of its `option key=value` lines.
 //!
 //! * `compile`: the module through the driver for the target; the output is the disassembly
-//!   decoded from the code section by [`irc::Target::disassemble`], the reflection and the
+//!   decoded from the code section by [`irc::Target::disassemble`] (from the container file
+//!   when the code section cannot be decoded alone), the reflection and the
 //!   statistics. The program is also compared with the interpreter on [`COMPILE_SEEDS`] random
 //!   input sets by the differential harness, so a snapshot never records wrong code.
 //!   Compilation errors fail the command unless every `; expect:` text is among them (then the
@@ -56,6 +57,18 @@ impl Filetest {
         Ok((target, prepared, output))
     }
 
+    /// The disassembly of the container `target` writes for `prepared`, if it writes one.
+    fn container_disassembly(
+        &self,
+        target: &'static dyn Target,
+        prepared: &Module,
+    ) -> Option<Result<String, irc_backend::Diagnostic>> {
+        let mut options = self.options().ok()?.backend;
+        options.container = true;
+        let output = target.compile(prepared, &options).ok()?;
+        Some(target.disassemble(&output.container?.bytes))
+    }
+
     /// `test compile` for one target.
     pub(super) fn compile_on(
         &self,
@@ -83,10 +96,15 @@ impl Filetest {
         }
         let disassembly = match target.disassemble(output.code()) {
             Ok(d) => d,
-            Err(e) => {
-                out.failures.push(format!("disassemble: {e}"));
-                return;
-            }
+            // A code section that cannot be decoded alone (PICA200: the operand descriptors
+            // are a table of their own) is decoded from the target's container file.
+            Err(e) => match self.container_disassembly(target, &prepared) {
+                Some(Ok(d)) => d,
+                _ => {
+                    out.failures.push(format!("disassemble: {e}"));
+                    return;
+                }
+            },
         };
         let s = &output.stats;
         out.output = format!(
@@ -193,7 +211,8 @@ pub fn interp_outputs(m: &Module, sim: &SimOutputs) -> Outputs {
             let n = usize::from(b.vec_size());
             match op.opcode {
                 OpCode::DclOutput => {
-                    let (l, c) = (op.operand_lit(1)? as u32, op.operand_lit(2)? as u32);
+                    let out = irc_ir::format::DclOutput::of(op);
+                    let (l, c) = (out.location()? as u32, out.component()? as u32);
                     Some((
                         IoSlot::Location {
                             location: l,
@@ -206,7 +225,7 @@ pub fn interp_outputs(m: &Module, sim: &SimOutputs) -> Outputs {
                     ))
                 }
                 OpCode::DclOutputBuiltIn => {
-                    let id = op.operand_lit(1)?;
+                    let id = irc_ir::format::DclOutputBuiltIn::of(op).builtin()?;
                     let builtin = irc_ir::BuiltIn::from_u64(id)?;
                     Some((
                         IoSlot::BuiltIn(id as u32),

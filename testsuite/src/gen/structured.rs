@@ -6,6 +6,7 @@
 
 use super::ast::*;
 use super::emit::{declare, emit_expr, emit_outputs, scalar, Decls, Form, VarReader};
+use irc_ir::format::{slots, BranchConditional, Label, Phi};
 use irc_ir::{Builder, Construct, Module, Op, OpCode, Operand, ScalarType, SsaDef, Type};
 use rustc_hash::FxHashMap;
 
@@ -152,7 +153,9 @@ impl Lowering<'_> {
                 // BranchConditional target 1.
                 let header_label = self.header_of_last_if();
                 let bc = self.terminator_of(header_label);
-                let then_label = self.m.op(bc).operand_def(1).expect("then target");
+                let then_label = BranchConditional::of(self.m.op(bc))
+                    .if_true()
+                    .expect("then target");
                 let br = self.terminator_of(then_label);
                 self.m.insert_before(br, void(OpCode::Demote));
             }
@@ -176,7 +179,7 @@ impl Lowering<'_> {
                 let (d_first, d_last, d_env, d_br) = self.arm(&start, default);
                 arms.push((d_last, d_env, d_br));
                 let mut op = self.m.op(sw).clone();
-                op.operands[1] = Operand::Ref(d_first);
+                op.operands[slots::Switch.default] = Operand::Ref(d_first);
                 for (value, first) in targets {
                     let c = Builder::new(self.m).const_i32(value);
                     op = op.arg(c).arg(first);
@@ -274,8 +277,10 @@ impl Lowering<'_> {
                 if replaced.contains_key(&phi) {
                     continue;
                 }
-                let op = self.m.op(phi);
-                let (Some(pre_val), Some(back)) = (op.operand_def(1), op.operand_def(3)) else {
+                let values: Vec<Option<SsaDef>> =
+                    Phi::of(self.m.op(phi)).pairs().map(|(_, v)| v).collect();
+                let (Some(&Some(pre_val)), Some(&Some(back))) = (values.first(), values.get(1))
+                else {
                     continue;
                 };
                 if back == phi || back == pre_val {
@@ -311,7 +316,8 @@ impl Lowering<'_> {
             .iter()
             .copied()
             .find(|&u| {
-                self.m.opcode(u) == OpCode::Label && self.m.op(u).operand_def(0) == Some(self.block)
+                self.m.opcode(u) == OpCode::Label
+                    && Label::of(self.m.op(u)).merge() == Some(self.block)
             })
             .expect("selection header")
     }

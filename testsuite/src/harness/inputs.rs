@@ -136,7 +136,11 @@ pub fn prepare_interp_inputs(
     let declared: Vec<u32> = module
         .declarations()
         .filter(|&d| module.opcode(d) == OpCode::DclInputBuiltIn)
-        .filter_map(|d| module.op(d).operand_lit(1).map(|b| b as u32))
+        .filter_map(|d| {
+            irc_ir::format::DclInputBuiltIn::of(module.op(d))
+                .builtin()
+                .map(|b| b as u32)
+        })
         .collect();
     for inv in &mut inputs.invocations {
         for (slot, v) in &lane0.io {
@@ -166,10 +170,11 @@ pub fn select_aliased_images(module: &Module, inputs: &mut ShaderInputs, seed: u
         if op.opcode != OpCode::DclSrv {
             continue;
         }
+        let binding = irc_ir::format::DclBinding::of(op);
         let (Some(space), Some(register), Some(kind)) = (
-            op.operand_lit(1),
-            op.operand_lit(2),
-            op.operand_lit(4).and_then(ResourceKind::from_u64),
+            binding.space(),
+            binding.register(),
+            binding.kind().and_then(ResourceKind::from_u64),
         ) else {
             continue;
         };

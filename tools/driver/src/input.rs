@@ -37,6 +37,20 @@ pub(crate) fn read(input: Input<'_>) -> Result<Module, Diagnostics> {
     }
 }
 
+/// Reads `input` into `m`, reusing `m`'s allocations for the binary format (the text parser
+/// and in-memory modules replace it).
+pub(crate) fn read_into(input: Input<'_>, m: &mut Module) -> Result<(), Diagnostics> {
+    match input {
+        Input::Binary(bytes) => {
+            binary::read_into(bytes, m).map_err(|e| input_error(e.to_string()).into())
+        }
+        other => {
+            *m = read(other)?;
+            Ok(())
+        }
+    }
+}
+
 /// Runs the verifier; every error becomes an `Input` diagnostic pinned to its op.
 pub(crate) fn verify(m: &Module) -> Result<(), Diagnostics> {
     verifier::verify(m).map_err(|errors| {

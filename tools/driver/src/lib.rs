@@ -45,7 +45,9 @@
 //! [`Target::compile`]:
 //!
 //! 1. **read** the [`Input`] (errors: `Input` diagnostics with the reader's location text);
-//! 2. **verify** (each verifier error an `Input` diagnostic pinned to its op);
+//! 2. **verify** (each verifier error an `Input` diagnostic pinned to its op), and check the
+//!    entry point's stage is one of [`Target::stages`] (else one `Unsupported` diagnostic,
+//!    `lima-fp compiles pixel shaders only`);
 //! 3. **specialize** for the D3D9 fixed-function state in [`Options::legacy_state`] (the
 //!    `legacy-state` pass: alpha test, fog, point sprites, … become constants);
 //! 4. run **the target's pipeline** ([`Target::pipeline`]: the optimizer with the target's
@@ -65,7 +67,20 @@
 //! [`Registry`] holds both (and the capability profiles of `irc opt --pipeline opt:NAME`).
 //! [`compile_program`] compiles the stages of one program together (varyings linked by the
 //! IR's I/O locations).
+//!
+//! ## Many shaders
+//!
+//! A translation layer compiling thousands of shaders at load time keeps one [`Compiler`] per
+//! thread: the target is looked up and the options checked once, and the pass manager is kept
+//! from one shader to the next.
+//!
+//! ## Reflection as JSON
+//!
+//! [`reflection_json::to_json`] (or [`Compiler::reflection_json`]) gives the reflection as one
+//! JSON document whose schema is the same for every target (`docs/reflection.md`,
+//! `docs/reflection.schema.json`).
 
+mod compiler;
 mod diag;
 mod input;
 pub mod listing;
@@ -73,7 +88,10 @@ mod options;
 pub mod program;
 pub mod registry;
 
+pub use compiler::Compiler;
 pub use input::Input;
+/// The reflection as JSON (`docs/reflection.md`): [`reflection_json::to_json`]`(target, &output)`.
+pub use irc_backend::reflection_json;
 pub use irc_backend::{
     CompileOptions, Diagnostic, DiagnosticKind, Diagnostics, LegacyMul, Output, Reflection, Stats,
     Target,
@@ -105,6 +123,27 @@ pub fn find_target(registry: &Registry, name: &str) -> Result<&'static dyn Targe
         ))
         .into()
     })
+}
+
+/// The shader stage of `input`'s entry point (to pick a target whose
+/// [`Target::stages`] has it). Errors: the reader's `Input` diagnostic, or one for a module
+/// without an entry point.
+///
+/// ```
+/// let src = "%1 = EntryPoint %2 Pixel\n%2 = Function\n%3 = Label None\n%4 = Return\n\
+///            %5 = FunctionEnd\n";
+/// let stage = irc::shader_stage(irc::Input::Text(src)).unwrap();
+/// assert_eq!(stage, irc_ir::ShaderStage::Pixel);
+/// assert!(irc::target("lima-fp").unwrap().stages().contains(&stage));
+/// assert!(irc::shader_stage(irc::Input::Binary(&[1, 2])).is_err());
+/// ```
+pub fn shader_stage(input: Input<'_>) -> Result<irc_ir::ShaderStage, Diagnostics> {
+    diag::guard(|| program::stage_of(&input::read(input)?))
+}
+
+/// The shader stage of a module's entry point (an `Input` diagnostic when it has none).
+pub fn module_stage(m: &Module) -> Result<irc_ir::ShaderStage, Diagnostics> {
+    program::stage_of(m)
 }
 
 /// Compiles `input` for the built-in target named `target`.
@@ -144,20 +183,72 @@ fn prepare_module(
     target: &dyn Target,
     options: &Options,
 ) -> Result<Module, Diagnostics> {
+    let mut pm = PassManager::new(ManagerOptions::default());
+    prepare_with(&mut pm, input, target, options)
+}
+
+/// [`prepare_module`] with a pass manager the caller keeps (see [`Compiler`]).
+pub(crate) fn prepare_with(
+    pm: &mut PassManager,
+    input: Input<'_>,
+    target: &dyn Target,
+    options: &Options,
+) -> Result<Module, Diagnostics> {
     options
         .backend
         .validate(target.name(), target.options())
         .map_err(Diagnostics::from)?;
     let mut m = input::read(input)?;
-    input::verify(&m)?;
+    run_pipeline(pm, &mut m, target, options)?;
+    Ok(m)
+}
+
+/// A shader of a stage `target` does not compile is `Unsupported`, with one message per
+/// target (`lima-fp compiles pixel shaders only`) so that tables of reasons group them.
+/// Modules without an entry point are left to the target.
+fn check_stage(m: &Module, target: &dyn Target) -> Result<(), Diagnostics> {
+    let Ok(stage) = program::stage_of(m) else {
+        return Ok(());
+    };
+    if target.stages().contains(&stage) {
+        return Ok(());
+    }
+    let names: Vec<String> = target
+        .stages()
+        .iter()
+        .map(|s| {
+            irc_ir::LitEnum::ShaderStage
+                .name_of(u64::from(s.0))
+                .unwrap_or_else(|| s.0.to_string())
+                .to_lowercase()
+        })
+        .collect();
+    Err(Diagnostic::unsupported(
+        None,
+        format!(
+            "{} compiles {} shaders only",
+            target.name(),
+            names.join(", ")
+        ),
+    )
+    .into())
+}
+
+/// Verifies `m`, checks its stage, specializes it for the legacy state and runs the target's pipeline on it.
+pub(crate) fn run_pipeline(
+    pm: &mut PassManager,
+    m: &mut Module,
+    target: &dyn Target,
+    options: &Options,
+) -> Result<(), Diagnostics> {
+    input::verify(m)?;
+    check_stage(m, target)?;
     let pipeline = target.pipeline(&options.backend);
-    let mut pm = PassManager::new(ManagerOptions::default());
     pm.context.opt_level = options.backend.opt_level;
     pm.context.legacy_state = options.legacy_state.clone();
     pm.context.legacy_mul_ieee = pipeline.legacy_mul_ieee;
     pm.context.caps = pipeline.caps;
-    pm.run_named(&mut m, "legacy-state")
-        .map_err(diag::from_pass)?;
-    pipelines::run(&mut pm, &mut m, pipeline.kind).map_err(diag::from_pass)?;
-    Ok(m)
+    pm.run_named(m, "legacy-state").map_err(diag::from_pass)?;
+    pipelines::run(pm, m, pipeline.kind).map_err(diag::from_pass)?;
+    Ok(())
 }

@@ -17,3 +17,46 @@ pub struct Options {
     /// legacy-state built-ins (everything but SM1–3) are not affected.
     pub legacy_state: LegacyState,
 }
+
+impl Options {
+    /// Sets an option by `key=value`, the way the C API and configuration files give them:
+    /// `opt-level` (0, 1, 2), `container` (`0`/`1`, `false`/`true`: also produce the target's
+    /// container file), or any other key as a target option (`legacy-mul=ieee`; checked
+    /// against the target's declared options when compiling). Errors: an `Input` diagnostic
+    /// for a bad `opt-level` or `container` value.
+    ///
+    /// ```
+    /// let mut o = irc::Options::default();
+    /// o.set("opt-level", "1")?.set("container", "true")?.set("legacy-mul", "ieee")?;
+    /// assert_eq!((o.backend.opt_level, o.backend.container), (1, true));
+    /// assert_eq!(o.backend.target["legacy-mul"], "ieee");
+    /// assert!(o.set("opt-level", "3").is_err());
+    /// # Ok::<(), irc::Diagnostic>(())
+    /// ```
+    pub fn set(&mut self, key: &str, value: &str) -> Result<&mut Self, irc_backend::Diagnostic> {
+        let bad = |allowed: &str| {
+            irc_backend::Diagnostic::input(format!("option `{key}` takes {allowed}, not `{value}`"))
+        };
+        match key {
+            "opt-level" => {
+                self.backend.opt_level = match value {
+                    "0" => 0,
+                    "1" => 1,
+                    "2" => 2,
+                    _ => return Err(bad("0, 1 or 2")),
+                }
+            }
+            "container" => {
+                self.backend.container = match value {
+                    "1" | "true" => true,
+                    "0" | "false" => false,
+                    _ => return Err(bad("0, 1, false or true")),
+                }
+            }
+            _ => {
+                self.backend.set(key, value);
+            }
+        }
+        Ok(self)
+    }
+}

@@ -138,7 +138,7 @@ pub fn compile_program_in(
 }
 
 /// The stage of a module's entry point.
-fn stage_of(m: &Module) -> Result<ShaderStage, Diagnostics> {
+pub(crate) fn stage_of(m: &Module) -> Result<ShaderStage, Diagnostics> {
     let entry = m
         .declarations()
         .find(|&d| m.opcode(d) == OpCode::EntryPoint)

@@ -18,7 +18,10 @@ struct Toy(ShaderStage, &'static str);
 fn decls(m: &Module, opcode: OpCode) -> Vec<u32> {
     m.declarations()
         .filter(|&d| m.opcode(d) == opcode)
-        .filter_map(|d| m.op(d).operands.get(1).and_then(|o| o.as_lit()))
+        .filter_map(|d| match opcode {
+            OpCode::DclInput => irc_ir::format::DclInput::of(m.op(d)).location(),
+            _ => irc_ir::format::DclOutput::of(m.op(d)).location(),
+        })
         .map(|l| l as u32)
         .collect()
 }

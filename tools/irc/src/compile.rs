@@ -1,18 +1,23 @@
-//! `irc compile`: a shader through the driver (`irc::compile`) to machine code.
+//! `irc compile`: shaders through the driver (`irc::Compiler`) to machine code — one file, the
+//! stages of a program, or many files and directories in one process (`crate::batch`).
 //!
 //! ```text
 //! irc compile --target lima-fp shader.dxir                 # disassembly to stdout
 //! irc compile --target lima-fp shader.dxir -o shader.bin   # little-endian code words
 //! irc compile --target lima-fp shader.ir --emit stats -O1 --legacy-mul ieee
 //! irc compile --target lima-fp shader.dxir --alpha-test greater-equal,128 --emit ir
+//! irc compile --target lima-fp corpus/ir --out-dir out/ -j2 --json   # batch
 //! ```
 //!
-//! `--emit`: `bin` (code words, the default with `-o`), `asm` (disassembly, the default
-//! without), `reflection` (bindings as text), `stats` (a table), `container` (the target's
-//! container file: MBS1 for lima-fp; `mbs1` is accepted as an alias),
-//! `ir` (the module the backend receives, after specialization and the target's pipeline).
-//! The fixed-function state options set the D3D9 render state the shader is specialized for
-//! (`legacy-state`). Diagnostics go to stderr, one per line, and the exit code is 1.
+//! `--emit`: `bin` (code words, the default with `-o` or `--out-dir`), `asm` (disassembly, the
+//! default without), `reflection` (bindings as text), `reflection-json` (docs/reflection.md),
+//! `stats` (a table), `container` (the target's container file: MBS1 for lima-fp; `mbs1` is
+//! accepted as an alias), `ir` (the module the backend receives, after specialization and the
+//! target's pipeline). The fixed-function state options set the D3D9 render state the shader
+//! is specialized for (`legacy-state`). Diagnostics go to stderr, one per line.
+//!
+//! Exit codes: 0 everything compiled, 1 something is unsupported by the target (or over a
+//! hardware limit), 2 a failure: bad input, bad arguments, a compiler error.
 
 use clap::{Args, ValueEnum};
 use irc::{Input, Options, Output};
@@ -37,15 +42,50 @@ pub enum Emit {
     Container,
     /// The IR module the code generator receives.
     Ir,
+    /// Bindings, constants, limits used and stats as JSON (docs/reflection.md).
+    ReflectionJson,
 }
+
+/// Examples and exit codes for `irc compile --help`.
+pub const HELP: &str = "\
+Inputs: `.ir` files are text, anything else the binary `.dxir` format; `-` reads stdin (text
+when it starts with `%` or `;`). A directory stands for every `.dxir`/`.ir` file under it; when
+one shader is there in several forms (`X.raw.dxir`, `X.dxir`, `X.ir`), only the first of these
+is compiled: the raw form is what dxbc-spirv's readers produce, and irc's own frontend and
+optimizer do the rest (as `irc corpus --check TARGET` does).
+
+Several inputs, a directory, --out-dir or --json compile in batch: in parallel (-j), a progress
+bar on a terminal, then a summary table (compiled / unsupported with the top reasons / failed,
+wall time). Shaders of a stage the target does not compile count as unsupported (`T
+compiles pixel shaders only` for a target T). With --out-dir each output is written beside the input's
+relative path: NAME.bin, NAME.s, NAME.reflection.txt, NAME.reflection.json, NAME.stats.txt,
+NAME.<container format> or NAME.ir. With --json the last line of stdout is one JSON object:
+{\"target\", \"files\", \"compiled\", \"unsupported\", \"failed\", \"wall_ms\", \"jobs\",
+\"unsupported_reasons\": [{\"reason\", \"count\"}], \"failures\": [{\"file\", \"message\"}]}.
+
+Exit codes:
+  0  everything compiled
+  1  something is unsupported by the target or over a hardware limit (nothing failed)
+  2  failures: malformed input, unreadable files, bad arguments, compiler errors
+
+Examples (`irc targets` lists the targets and their options):
+  irc compile -t TARGET shader.dxir                      disassembly to stdout
+  irc compile -t TARGET shader.dxir -o shader.bin        code words
+  irc compile -t TARGET shader.ir --emit reflection-json -O1 -C legacy-mul=ieee
+  irc -t TARGET shader.dxir --emit stats                 (the subcommand is optional)
+  cat shader.ir | irc compile -t TARGET - -o - --emit bin > shader.bin
+  irc compile -t TARGET corpus/ir --out-dir out/ -j2 --json
+  irc compile -t FAMILY --vs vs.dxir --ps ps.dxir           a program, varyings linked
+";
 
 /// The arguments of `irc compile` (also accepted without the subcommand).
 #[derive(Args, Debug, Clone)]
 pub struct CompileArgs {
-    /// The shader: `.ir` text, anything else the binary `.dxir` format. Omitted when the
-    /// stages of a program are given with `--vs`/`--gs`/`--ps`.
-    #[arg(required_unless_present_any = ["vs", "gs", "ps"])]
-    pub input: Option<PathBuf>,
+    /// Shaders: `.ir` text, anything else the binary `.dxir` format, `-` for stdin, or
+    /// directories (every `.dxir`/`.ir` inside). Omitted when the stages of a program are
+    /// given with `--vs`/`--gs`/`--ps`.
+    #[arg(required_unless_present_any = ["vs", "gs", "ps"], value_name = "IN")]
+    pub input: Vec<PathBuf>,
     /// A program's vertex shader: with `--ps` (and `--gs`), the stages are compiled together
     /// for the target family given as `--target` (`lima`), varyings linked by I/O location.
     #[arg(long, value_name = "FILE")]
@@ -63,12 +103,21 @@ pub struct CompileArgs {
     /// e.g. `-C legacy-mul=ieee`).
     #[arg(short = 'C', value_name = "KEY=VALUE")]
     pub codegen: Vec<String>,
-    /// Write here instead of stdout.
-    #[arg(short, long)]
+    /// Write here instead of stdout (`-` for stdout); one input only.
+    #[arg(short, long, conflicts_with = "out_dir")]
     pub output: Option<PathBuf>,
-    /// What to write (default: bin with -o, asm without).
+    /// Batch: write one output file per input into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+    /// What to write (default: bin with -o or --out-dir, asm without).
     #[arg(long, value_enum)]
     pub emit: Option<Emit>,
+    /// Batch: worker threads (default: all cores).
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Batch: end the output with one line of JSON summarizing the run.
+    #[arg(long)]
+    pub json: bool,
     /// Optimization level (-O0, -O1, -O2).
     #[arg(short = 'O', default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub opt_level: u8,
@@ -138,13 +187,8 @@ fn legacy_state(args: &CompileArgs) -> Result<LegacyState, String> {
     Ok(s)
 }
 
-/// Runs `irc compile`.
-pub fn run(args: &CompileArgs) -> Result<ExitCode, String> {
-    let emit = args.emit.unwrap_or(if args.output.is_some() {
-        Emit::Bin
-    } else {
-        Emit::Asm
-    });
+/// The options the arguments describe.
+fn options(args: &CompileArgs, emit: Emit) -> Result<Options, String> {
     let mut options = Options {
         legacy_state: legacy_state(args)?,
         ..Default::default()
@@ -160,34 +204,89 @@ pub fn run(args: &CompileArgs) -> Result<ExitCode, String> {
         options.backend.set(k.trim(), v.trim());
     }
     options.backend.container = emit == Emit::Container;
+    Ok(options)
+}
+
+/// Exit code 1: something unsupported, nothing failed.
+pub const UNSUPPORTED: u8 = 1;
+/// Exit code 2: a failure or bad input.
+pub const FAILED: u8 = 2;
+
+/// Runs `irc compile`; errors are printed here and exit with [`FAILED`].
+pub fn run(args: &CompileArgs) -> Result<ExitCode, String> {
+    Ok(run_inner(args).unwrap_or_else(|msg| {
+        eprintln!("error: {msg}");
+        ExitCode::from(FAILED)
+    }))
+}
+
+fn run_inner(args: &CompileArgs) -> Result<ExitCode, String> {
+    let batch = args.input.len() > 1
+        || args.out_dir.is_some()
+        || args.json
+        || args.input.iter().any(|p| p.is_dir());
+    let emit = args
+        .emit
+        .unwrap_or(if args.output.is_some() || args.out_dir.is_some() {
+            Emit::Bin
+        } else {
+            Emit::Asm
+        });
+    let options = options(args, emit)?;
     let stages: Vec<&PathBuf> = [&args.vs, &args.gs, &args.ps]
         .into_iter()
         .flatten()
         .collect();
     if !stages.is_empty() {
-        if args.input.is_some() {
-            return Err(
-                "give either one shader or the stages of a program (--vs/--gs/--ps)".into(),
-            );
+        if !args.input.is_empty() {
+            return Err("give either shaders or the stages of a program (--vs/--gs/--ps)".into());
         }
         return run_program(args, &stages, emit, &options);
     }
-    let input = args.input.as_ref().ok_or("no shader given")?;
-    let m = crate::load::module(input)?;
-    let name = input.display();
-    let bytes = if emit == Emit::Ir {
-        match irc::prepare(Input::Module(m), &args.target, &options) {
-            Ok(m) => irc_ir::text::print(&m).into_bytes(),
-            Err(d) => return Ok(report(&name.to_string(), &d)),
+    if batch {
+        if args.output.is_some() {
+            return Err("-o takes one input; use --out-dir DIR for several".into());
         }
+        return crate::batch::run(args, emit, options);
+    }
+    let input = args.input.first().ok_or("no shader given")?;
+    let (name, m) = if input.as_os_str() == "-" {
+        ("<stdin>".to_string(), crate::batch::read_stdin()?)
     } else {
-        match irc::compile(Input::Module(m), &args.target, &options) {
-            Ok(out) => render(&out, emit, &args.target)?,
-            Err(d) => return Ok(report(&name.to_string(), &d)),
-        }
+        (input.display().to_string(), crate::load::module(input)?)
     };
-    write_out(args.output.as_deref(), &bytes)?;
-    Ok(ExitCode::SUCCESS)
+    let mut compiler = match irc::Compiler::new(&args.target, options) {
+        Ok(c) => c,
+        Err(d) => return Ok(report(&name, &d)),
+    };
+    match compile_one(&mut compiler, Input::Module(m), emit) {
+        Ok((bytes, _)) => {
+            let out = args.output.as_deref().filter(|p| p.as_os_str() != "-");
+            write_out(out, &bytes)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(d) => Ok(report(&name, &d)),
+    }
+}
+
+/// Compiles one shader and renders `emit`; also returns the container format's name when
+/// `emit` is `container` (for the output file's extension). A shader of a stage the target
+/// does not compile is an `Unsupported` diagnostic naming the stages it does compile (the
+/// driver's check).
+pub fn compile_one(
+    compiler: &mut irc::Compiler,
+    input: Input<'_>,
+    emit: Emit,
+) -> Result<(Vec<u8>, Option<&'static str>), irc::Diagnostics> {
+    let target = compiler.target();
+    if emit == Emit::Ir {
+        let m = compiler.prepare(input)?;
+        return Ok((irc_ir::text::print(&m).into_bytes(), None));
+    }
+    let out = compiler.compile(input)?;
+    let format = out.container.as_ref().map(|c| c.format);
+    let bytes = render(&out, emit, target.name()).map_err(irc::Diagnostic::input)?;
+    Ok((bytes, format))
 }
 
 /// `irc compile --target FAMILY --vs VS --ps PS`: the stages compiled together. Text outputs
@@ -239,12 +338,17 @@ fn run_program(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Prints diagnostics, one per line, prefixed with the file name; the exit code of a failure.
+/// Prints diagnostics, one per line, prefixed with the file name; the exit code: 1 when all
+/// are unsupported features or hardware limits, 2 otherwise.
 fn report(file: &str, d: &irc::Diagnostics) -> ExitCode {
     for diag in &d.0 {
         eprintln!("{file}: {diag}");
     }
-    ExitCode::FAILURE
+    ExitCode::from(if d.is_unsupported() {
+        UNSUPPORTED
+    } else {
+        FAILED
+    })
 }
 
 fn render(out: &Output, emit: Emit, target: &str) -> Result<Vec<u8>, String> {
@@ -257,6 +361,7 @@ fn render(out: &Output, emit: Emit, target: &str) -> Result<Vec<u8>, String> {
             Some(c) => c.bytes.clone(),
             None => return Err(format!("target {target} has no container format")),
         },
+        Emit::ReflectionJson => irc::reflection_json::to_json_string(target, out).into_bytes(),
         Emit::Ir => Vec::new(),
     })
 }

@@ -3,15 +3,18 @@
 //! Subcommands: `compile` (to machine code; also `irc --target T FILE` without the
 //! subcommand), `disasm` / `asm` (machine code ↔ assembly), `dump`, `verify`, `convert` (IR
 //! formats), `opt` (passes), `run` (the reference interpreter), `corpus` (the project's
-//! yardstick over the shared corpus), `test` (filetests), `bench` (speed). Errors go to stderr
+//! yardstick over the shared corpus), `test` (filetests), `bench` (speed), `ops` (the opcode
+//! table: operands, classes and meaning of every op). Errors go to stderr
 //! with a non-zero exit code.
 
 mod asm;
+mod batch;
 mod bench;
 mod compile;
 mod disasm;
 mod fuzzdiff;
 mod load;
+mod ops;
 mod opt;
 mod run;
 
@@ -25,7 +28,9 @@ use std::process::ExitCode;
     version,
     about = "An optimizing shader compiler for DXBC-IR",
     args_conflicts_with_subcommands = true,
-    arg_required_else_help = true
+    arg_required_else_help = true,
+    after_help = "Without a subcommand, `irc --target T FILE...` is `irc compile`; see `irc compile --help` \
+                  for batch use and exit codes."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -37,8 +42,9 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Compile a shader (`.ir` or `.dxir`) for a target: disassembly, code words, reflection,
-    /// statistics or an MBS1 container.
+    /// Compile shaders (`.ir`, `.dxir`, directories, `-`) for a target: disassembly, code
+    /// words, reflection (text or JSON), statistics or a container; many files in parallel.
+    #[command(after_help = compile::HELP)]
     Compile(compile::CompileArgs),
     /// Disassemble machine code (raw little-endian words, or an MBS1 container).
     Disasm {
@@ -135,6 +141,15 @@ enum Command {
     },
     /// Run filetests and print their outputs.
     Test { files: Vec<PathBuf> },
+    /// Print the opcode table: each op's operands (named), classes and what it computes.
+    Ops {
+        /// An opcode name (case-insensitive); a part of one lists every op containing it.
+        name: Option<String>,
+        /// Only ops of this class (commutative, lanewise, float, int, bool, compare, control,
+        /// resource, legacy, effect, reads, terminator, scoped, meta).
+        #[arg(long)]
+        class: Option<String>,
+    },
     /// Measure binary read/write and text print/parse speed over a corpus directory.
     Bench {
         dir: PathBuf,
@@ -301,5 +316,6 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
             })
         }
         Command::Bench { dir, reps } => bench::run(&dir, reps),
+        Command::Ops { name, class } => ops::run(name.as_deref(), class.as_deref()),
     }
 }

@@ -60,12 +60,12 @@ fn unknown_target_is_reported_with_the_known_ones() {
         vec!["--target", "mali-t880", src],
     ] {
         let o = irc(&args);
-        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
         let err = stderr(&o);
         assert!(err.contains("unknown target `mali-t880`"), "{err}");
         assert!(err.contains("lima-fp"), "{err}");
     }
-    let o = irc(&["disasm", "--target", "pica-vs", src]);
+    let o = irc(&["disasm", "--target", "mali-t880", src]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("lima-fp"));
 }
@@ -89,13 +89,13 @@ fn compile_emits_the_prepared_module_and_checks_options() {
         "--alpha-test",
         "sometimes,3",
     ]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("unknown compare op"), "{}", stderr(&o));
-    // A verifier error: input diagnostics pinned to the op, exit code 1.
+    // A verifier error: input diagnostics pinned to the op, exit code 2.
     let bad = scratch("bad.ir");
     std::fs::write(&bad, PASS_THROUGH.replace("InputLoad %2", "InputLoad %3")).unwrap();
     let o = irc(&["compile", "-t", "lima-fp", bad.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("%6 (InputLoad): invalid input"),
         "{}",
@@ -161,4 +161,172 @@ fn disasm_and_asm_errors_have_locations() {
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(err.contains("bad.s:2:"), "{err}");
+}
+
+const VERTEX: &str = "\
+%1 = EntryPoint %4 Vertex
+%2 = f32x4 DclInput %1 0 0
+%3 = f32x4 DclOutputBuiltIn %1 Position
+%4 = Function
+%5 = Label None
+  %6 = f32x4 InputLoad %2 null
+  %7 = OutputStore %3 null %6
+  %8 = Return
+%9 = FunctionEnd
+";
+
+fn run_with_stdin(args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_irc"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("irc runs");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn last_json(o: &Output) -> serde_json::Value {
+    let out = stdout(o);
+    let line = out.lines().last().unwrap_or_default();
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+#[test]
+fn batch_compiles_directories_and_counts_with_exit_codes() {
+    let dir = scratch("batch");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("pass.ir"), PASS_THROUGH).unwrap();
+    std::fs::write(dir.join("sub/pass2.ir"), PASS_THROUGH).unwrap();
+    let out = scratch("batch-out");
+    let _ = std::fs::remove_dir_all(&out);
+    let (d, o) = (dir.to_str().unwrap(), out.to_str().unwrap());
+    let r = irc(&[
+        "compile",
+        "-t",
+        "lima-fp",
+        d,
+        "--out-dir",
+        o,
+        "--json",
+        "-j2",
+    ]);
+    assert_eq!(r.status.code(), Some(0), "{}{}", stdout(&r), stderr(&r));
+    let j = last_json(&r);
+    assert_eq!(
+        (
+            j["compiled"].as_u64(),
+            j["unsupported"].as_u64(),
+            j["failed"].as_u64()
+        ),
+        (Some(2), Some(0), Some(0))
+    );
+    assert!(j["wall_ms"].is_number());
+    assert!(out.join("pass.bin").is_file() && out.join("sub/pass2.bin").is_file());
+
+    // A vertex shader is unsupported by lima-fp: exit 1, with the reason.
+    std::fs::write(dir.join("vs.ir"), VERTEX).unwrap();
+    let r = irc(&[
+        "compile",
+        "-t",
+        "lima-fp",
+        d,
+        "--json",
+        "--emit",
+        "reflection-json",
+        "--out-dir",
+        o,
+    ]);
+    assert_eq!(r.status.code(), Some(1), "{}{}", stdout(&r), stderr(&r));
+    let j = last_json(&r);
+    assert_eq!(j["unsupported"], 1);
+    assert_eq!(
+        j["unsupported_reasons"][0]["reason"],
+        "lima-fp compiles pixel shaders only"
+    );
+    let refl: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("pass.reflection.json")).unwrap()).unwrap();
+    assert_eq!(refl["schema_version"], 1);
+    assert!(stdout(&r).contains("unsupported"), "{}", stdout(&r));
+
+    // A malformed file is a failure: exit 2, the file named on stderr and in the JSON.
+    std::fs::write(dir.join("broken.dxir"), [5u8, 1, 2]).unwrap();
+    let r = irc(&["compile", "-t", "lima-fp", d, "--json"]);
+    assert_eq!(r.status.code(), Some(2), "{}{}", stdout(&r), stderr(&r));
+    let j = last_json(&r);
+    assert_eq!(
+        (
+            j["compiled"].as_u64(),
+            j["unsupported"].as_u64(),
+            j["failed"].as_u64()
+        ),
+        (Some(2), Some(1), Some(1))
+    );
+    assert!(j["failures"][0]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("broken.dxir"));
+    assert!(stderr(&r).contains("broken.dxir"), "{}", stderr(&r));
+
+    // Several files given one by one; -o with several inputs is refused.
+    let p1 = dir.join("pass.ir");
+    let p2 = dir.join("sub/pass2.ir");
+    let r = irc(&[
+        "compile",
+        "-t",
+        "lima-fp",
+        p1.to_str().unwrap(),
+        p2.to_str().unwrap(),
+        "--json",
+        "-j1",
+    ]);
+    assert_eq!(r.status.code(), Some(0), "{}", stderr(&r));
+    assert_eq!(last_json(&r)["compiled"], 2);
+    let r = irc(&[
+        "compile",
+        "-t",
+        "lima-fp",
+        p1.to_str().unwrap(),
+        p2.to_str().unwrap(),
+        "-o",
+        "x",
+    ]);
+    assert_eq!(r.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn stdin_and_stdout_with_dash_and_single_file_exit_codes() {
+    let r = run_with_stdin(
+        &["compile", "-t", "lima-fp", "-", "-o", "-", "--emit", "bin"],
+        PASS_THROUGH.as_bytes(),
+    );
+    assert!(r.status.success(), "{}", stderr(&r));
+    let expected = irc::compile(
+        irc::Input::Text(PASS_THROUGH),
+        "lima-fp",
+        &irc::Options::default(),
+    )
+    .unwrap();
+    assert_eq!(r.stdout, expected.code());
+    // Binary on stdin, reflection JSON on stdout.
+    let bin = irc_ir::binary::write(&irc_ir::text::parse(PASS_THROUGH).unwrap()).unwrap();
+    let r = run_with_stdin(&["-t", "lima-fp", "-", "--emit", "reflection-json"], &bin);
+    assert!(r.status.success(), "{}", stderr(&r));
+    let j: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(j["target_name"], "lima-fp");
+    // One unsupported shader: exit 1.
+    let r = run_with_stdin(&["compile", "-t", "lima-fp", "-"], VERTEX.as_bytes());
+    assert_eq!(r.status.code(), Some(1), "{}", stderr(&r));
+    assert!(stderr(&r).contains("pixel shaders only"), "{}", stderr(&r));
+    // Help shows examples and exit codes.
+    let r = irc(&["compile", "--help"]);
+    let help = stdout(&r);
+    assert!(
+        help.contains("Exit codes") && help.contains("--out-dir out/"),
+        "{help}"
+    );
 }

@@ -16,6 +16,9 @@ use irc_backend::{
     Diagnostic, IoSource, Reflection, SamplerBinding, SamplerKind, UniformBinding, UniformSource,
     VaryingBinding,
 };
+use irc_ir::format::{
+    AlignedLoad, CompositeConstruct, Constant, DclBinding, DclInputBuiltIn, DescriptorLoad, Load,
+};
 use irc_ir::{BuiltIn, Module, OpCode, SsaDef, Type};
 use rustc_hash::FxHashMap;
 
@@ -76,7 +79,7 @@ pub fn const_index(m: &Module, d: Option<SsaDef>) -> Option<u64> {
     if op.opcode != OpCode::Constant {
         return None;
     }
-    let bits = op.operand_lit(0)?;
+    let bits = Constant::of(op).scalar(0)?;
     let t = op.ty.as_scalar()?;
     if t.is_float() {
         let f = f32::from_bits(bits as u32);
@@ -94,13 +97,14 @@ impl Io {
         for d in m.code() {
             let op = m.op(d);
             let (decl, addr) = match op.opcode {
-                OpCode::InputLoad => (op.operand_def(0), op.operand_def(1)),
+                OpCode::InputLoad => (Load::of(op).base(), Load::of(op).address()),
                 OpCode::BufferLoad => {
-                    let desc = op.operand_def(0).map(|x| m.op(x));
+                    let desc = AlignedLoad::of(op).base().map(|x| m.op(x));
                     match desc {
-                        Some(dop) if dop.opcode == OpCode::DescriptorLoad => {
-                            (dop.operand_def(0), op.operand_def(1))
-                        }
+                        Some(dop) if dop.opcode == OpCode::DescriptorLoad => (
+                            DescriptorLoad::of(dop).decl(),
+                            AlignedLoad::of(op).address(),
+                        ),
                         _ => continue,
                     }
                 }
@@ -110,7 +114,9 @@ impl Io {
             let dop = m.op(decl);
             let is_uniform = match dop.opcode {
                 OpCode::DclInputBuiltIn => matches!(
-                    dop.operand_lit(1).and_then(BuiltIn::from_u64),
+                    DclInputBuiltIn::of(dop)
+                        .builtin()
+                        .and_then(BuiltIn::from_u64),
                     Some(
                         BuiltIn::LegacyConstFloat
                             | BuiltIn::LegacyConstInt
@@ -128,7 +134,7 @@ impl Io {
             let elem = addr.and_then(|a| {
                 let aop = m.op(a);
                 if aop.opcode == OpCode::Constant {
-                    aop.operand_lit(0).map(|v| {
+                    Constant::of(aop).scalar(0).map(|v| {
                         if aop
                             .ty
                             .as_basic()
@@ -140,7 +146,13 @@ impl Io {
                         }
                     })
                 } else if aop.opcode == OpCode::CompositeConstruct {
-                    const_index(m, aop.operand_def(0))
+                    const_index(
+                        m,
+                        CompositeConstruct::of(aop)
+                            .members()
+                            .first()
+                            .and_then(|o| o.as_ref()),
+                    )
                 } else {
                     None
                 }
@@ -153,12 +165,13 @@ impl Io {
         let mut decls: Vec<SsaDef> = used.keys().copied().collect();
         decls.sort_by_key(|&d| {
             let op = m.op(d);
-            (
-                op.opcode != OpCode::DclInputBuiltIn,
-                op.operand_lit(1),
-                op.operand_lit(2),
-                d,
-            )
+            let is_builtin = op.opcode == OpCode::DclInputBuiltIn;
+            let (a, b) = if is_builtin {
+                (DclInputBuiltIn::of(op).builtin(), None)
+            } else {
+                (DclBinding::of(op).space(), DclBinding::of(op).register())
+            };
+            (!is_builtin, a, b, d)
         });
         for d in decls {
             let (mut elems, dynamic) = used.remove(&d).unwrap_or_default();
@@ -180,12 +193,13 @@ impl Io {
             };
             let source = if op.opcode == OpCode::DclCbv {
                 UniformArraySource::Cbuffer(ResourceBinding {
-                    space: op.operand_lit(1).unwrap_or(0) as u32,
-                    register: op.operand_lit(2).unwrap_or(0) as u32,
+                    space: DclBinding::of(op).space().unwrap_or(0) as u32,
+                    register: DclBinding::of(op).register().unwrap_or(0) as u32,
                 })
             } else {
                 UniformArraySource::Legacy(
-                    op.operand_lit(1)
+                    DclInputBuiltIn::of(op)
+                        .builtin()
                         .and_then(BuiltIn::from_u64)
                         .unwrap_or(BuiltIn::LegacyConstFloat),
                 )

@@ -17,11 +17,17 @@
 //! line (the `agal` capabilities have no branches): a module with more than one block is
 //! unsupported.
 
+mod flow;
 pub mod io;
 
 use irc_backend::reflection::ResourceBinding;
 use irc_backend::{Diagnostic, IoSource, Reflection, SamplerKind, VaryingBinding};
 use irc_ir::analysis::cfg::{self, Cfg};
+use irc_ir::format::{
+    AlignedLoad, Arith, Clamp, CompositeConstruct, CompositeExtract, Constant, DclBinding,
+    DclInput, DclInputBuiltIn, DclOutput, DclOutputBuiltIn, Deriv, DescriptorLoad, Dot, EntryPoint,
+    ImageSample, Load, Select, Store,
+};
 use irc_ir::{BuiltIn, Module, OpCode, ResourceKind, ScalarType, ShaderStage, SsaDef};
 use rustc_hash::FxHashMap;
 
@@ -142,7 +148,7 @@ pub fn lower(
         .find(|&d| m.opcode(d) == OpCode::EntryPoint)
         .ok_or_else(|| Diagnostic::unsupported(None, "the module has no entry point"))?;
     let ep = m.op(entry);
-    let st = ep.operands.last().and_then(|o| o.as_lit());
+    let st = EntryPoint::of(ep).stage();
     if st != Some(stage.0 as u64) {
         return Err(Diagnostic::unsupported(
             Some((entry, OpCode::EntryPoint)),
@@ -154,8 +160,8 @@ pub fn lower(
     } else {
         ShaderKind::Vertex
     };
-    let func = ep
-        .operand_def(0)
+    let func = EntryPoint::of(ep)
+        .function()
         .ok_or_else(|| Diagnostic::unsupported(None, "entry point without a function"))?;
     let funcs = cfg::functions(m);
     let range = funcs
@@ -178,15 +184,6 @@ pub fn lower(
             "op outside any block (unstructured function)",
         ));
     }
-    let blocks: Vec<_> = cfg.blocks().collect();
-    if blocks.len() != 1 {
-        let b = blocks.get(1).copied();
-        let at = b.map(|b| (cfg.label(b), OpCode::Label));
-        return Err(Diagnostic::unsupported(
-            at,
-            "control flow (AGAL 2 conditionals are not generated yet)",
-        ));
-    }
     let mut l = Lower {
         m,
         kind,
@@ -198,17 +195,24 @@ pub fn lower(
         layout,
         producer: FxHashMap::default(),
         alias: FxHashMap::default(),
+        pred: None,
+        fixed: Vec::new(),
     };
     l.declare_outputs()?;
-    let ops = cfg.block(blocks[0]).ops.clone();
-    for d in ops {
-        l.lower_op(d)?;
-    }
+    l.lower_blocks(&cfg)?;
     l.finish_outputs()?;
     let mut reflection = l.io.reflection();
+    if !l.fixed.is_empty() {
+        reflection.target = Some(irc_backend::reflection::TargetPart::new(
+            crate::reflection::AgalReflection {
+                fixed_outputs: std::mem::take(&mut l.fixed),
+            },
+        ));
+    }
     reflection.outputs = l
         .outputs
         .iter()
+        .filter(|o| !o.fixed)
         .map(|o| irc_backend::OutputBinding {
             target: o.source,
             register: u32::from(o.index),
@@ -232,6 +236,9 @@ struct OutSlot {
     index: u16,
     n: u8,
     comps: Vec<Option<Comp>>,
+    /// No AGAL register: must be constant, reported in the reflection
+    /// ([`crate::reflection::AgalReflection`]).
+    fixed: bool,
 }
 
 struct Lower<'a> {
@@ -249,6 +256,10 @@ struct Lower<'a> {
     producer: FxHashMap<u32, usize>,
     /// Values whose op now writes part of another register: (register, first component).
     alias: FxHashMap<u32, (u32, u8)>,
+    /// Where the block being lowered runs ([`flow`]).
+    pred: flow::Pred,
+    /// The outputs left out of the program, with their values.
+    fixed: Vec<crate::reflection::FixedOutput>,
 }
 
 /// Whether every component is the literal `x` (bit for bit: −0 is not 0).
@@ -277,13 +288,16 @@ impl Lower<'_> {
         self.prog.vregs.len() as u32 - 1
     }
 
-    fn arg(&mut self, d: SsaDef, i: usize) -> Result<Comps, Diagnostic> {
-        let a = self
-            .m
-            .op(d)
-            .operand_def(i)
-            .ok_or_else(|| self.diag(d, format!("operand {i} missing")))?;
+    /// The components of operand `a` of op `d` (read through a format view).
+    fn val(&mut self, d: SsaDef, a: Option<SsaDef>) -> Result<Comps, Diagnostic> {
+        let a = a.ok_or_else(|| self.diag(d, "operand missing"))?;
         self.value(a)
+    }
+
+    /// Operands `a` and `b` of a binary arithmetic or comparison op.
+    fn val2(&mut self, d: SsaDef, op: &irc_ir::Op) -> Result<(Comps, Comps), Diagnostic> {
+        let v = Arith::of(op);
+        Ok((self.val(d, v.a())?, self.val(d, v.b())?))
     }
 
     fn value(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
@@ -647,12 +661,13 @@ impl Lower<'_> {
             | OpCode::Drain => return Ok(()),
             OpCode::Constant | OpCode::Undef => self.constant(d)?,
             OpCode::CompositeExtract => {
-                let v = self.arg(d, 0)?;
-                let idx = op
-                    .operand_def(1)
+                let x = CompositeExtract::of(&op);
+                let v = self.val(d, x.composite())?;
+                let idx = x
+                    .address()
                     .and_then(|i| io::const_index(self.m, Some(i)))
                     .ok_or_else(|| self.diag(d, "dynamic composite index"))?;
-                let src_ty = self.m.ty(op.operand_def(0).unwrap_or(d)).clone();
+                let src_ty = self.m.ty(x.composite().unwrap_or(d)).clone();
                 let per = flat_size(&src_ty.sub_type(idx as u32).unwrap_or(src_ty.clone()))
                     .unwrap_or(1) as usize;
                 let start = if src_ty.is_struct() && !src_ty.is_array() {
@@ -669,12 +684,12 @@ impl Lower<'_> {
             }
             OpCode::CompositeConstruct => {
                 let mut out = Comps::new();
-                for i in 0..op.operands.len() {
-                    out.extend(self.arg(d, i)?);
+                for m in CompositeConstruct::of(&op).members() {
+                    out.extend(self.val(d, m.as_ref())?);
                 }
                 out
             }
-            OpCode::ConvertFtoF => self.arg(d, 0)?,
+            OpCode::ConvertFtoF => self.val(d, Arith::of(&op).a())?,
             OpCode::FNeg
             | OpCode::FAbs
             | OpCode::FRcp
@@ -685,7 +700,7 @@ impl Lower<'_> {
             | OpCode::FSin
             | OpCode::FCos
             | OpCode::FFract => {
-                let a = self.arg(d, 0)?;
+                let a = self.val(d, Arith::of(&op).a())?;
                 if let (OpCode::FNeg, true) =
                     (op.opcode, a.iter().all(|c| matches!(c, Comp::Lit(_))))
                 {
@@ -721,7 +736,7 @@ impl Lower<'_> {
             | OpCode::FMin
             | OpCode::FMax
             | OpCode::FPow => {
-                let (a, b) = (self.arg(d, 0)?, self.arg(d, 1)?);
+                let (a, b) = self.val2(d, &op)?;
                 let o = match op.opcode {
                     OpCode::FAdd => Opcode::Add,
                     OpCode::FSub => Opcode::Sub,
@@ -734,12 +749,22 @@ impl Lower<'_> {
                 self.alu(o, &[&a, &b], width)
             }
             OpCode::FMad => {
-                let (a, b, c) = (self.arg(d, 0)?, self.arg(d, 1)?, self.arg(d, 2)?);
+                let v = Arith::of(&op);
+                let (a, b, c) = (
+                    self.val(d, v.a())?,
+                    self.val(d, v.b())?,
+                    self.val(d, v.c())?,
+                );
                 let p = self.alu(Opcode::Mul, &[&a, &b], width);
                 self.alu(Opcode::Add, &[&p, &c], width)
             }
             OpCode::FClamp => {
-                let (x, lo, hi) = (self.arg(d, 0)?, self.arg(d, 1)?, self.arg(d, 2)?);
+                let v = Clamp::of(&op);
+                let (x, lo, hi) = (
+                    self.val(d, v.a())?,
+                    self.val(d, v.lo())?,
+                    self.val(d, v.hi())?,
+                );
                 if is_const(&lo, 0.0) && is_const(&hi, 1.0) {
                     self.alu(Opcode::Sat, &[&x], width)
                 } else {
@@ -748,7 +773,8 @@ impl Lower<'_> {
                 }
             }
             OpCode::FDot => {
-                let (a, b) = (self.arg(d, 0)?, self.arg(d, 1)?);
+                let v = Dot::of(&op);
+                let (a, b) = (self.val(d, v.a())?, self.val(d, v.b())?);
                 if a.len() != b.len() || a.is_empty() || a.len() > 4 {
                     return Err(self.diag(d, "dot product of unequal or wide vectors"));
                 }
@@ -762,7 +788,7 @@ impl Lower<'_> {
             | OpCode::FGe
             | OpCode::BEq
             | OpCode::BNe => {
-                let (a, b) = (self.arg(d, 0)?, self.arg(d, 1)?);
+                let (a, b) = self.val2(d, &op)?;
                 let (o, x, y) = match op.opcode {
                     OpCode::FEq | OpCode::BEq => (Opcode::Seq, a, b),
                     OpCode::FNe | OpCode::BNe => (Opcode::Sne, a, b),
@@ -774,19 +800,24 @@ impl Lower<'_> {
                 self.alu(o, &[&x, &y], width)
             }
             OpCode::BAnd => {
-                let (a, b) = (self.arg(d, 0)?, self.arg(d, 1)?);
+                let (a, b) = self.val2(d, &op)?;
                 self.alu(Opcode::Min, &[&a, &b], width)
             }
             OpCode::BOr => {
-                let (a, b) = (self.arg(d, 0)?, self.arg(d, 1)?);
+                let (a, b) = self.val2(d, &op)?;
                 self.alu(Opcode::Max, &[&a, &b], width)
             }
             OpCode::BNot => {
-                let a = self.arg(d, 0)?;
+                let a = self.val(d, Arith::of(&op).a())?;
                 self.alu(Opcode::Sub, &[&[Comp::Lit(1.0)], &a], width)
             }
             OpCode::Select => {
-                let (c, a, b) = (self.arg(d, 0)?, self.arg(d, 1)?, self.arg(d, 2)?);
+                let v = Select::of(&op);
+                let (c, a, b) = (
+                    self.val(d, v.cond())?,
+                    self.val(d, v.if_true())?,
+                    self.val(d, v.if_false())?,
+                );
                 let c: Comps = if c.len() == 1 {
                     vec![c[0]; width as usize]
                 } else {
@@ -808,7 +839,7 @@ impl Lower<'_> {
                 if self.kind != ShaderKind::Fragment {
                     return Err(self.diag(d, "derivatives in a vertex program"));
                 }
-                let a = self.arg(d, 0)?;
+                let a = self.val(d, Deriv::of(&op).value())?;
                 self.prog.needs_v2 = true;
                 let o = if op.opcode == OpCode::DerivX {
                     Opcode::Ddx
@@ -844,9 +875,7 @@ impl Lower<'_> {
                 if self.kind != ShaderKind::Fragment {
                     return Err(self.diag(d, "discard in a vertex program"));
                 }
-                let s = self.src(&[Comp::Lit(-1.0)]);
-                let t = self.in_temp(&s);
-                self.push(Opcode::Kil, MDst::None, vec![t]);
+                self.demote();
                 self.io.discards = true;
                 return Ok(());
             }
@@ -864,16 +893,16 @@ impl Lower<'_> {
 
     fn input_load(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
         let op = self.m.op(d).clone();
-        let decl = op
-            .operand_def(0)
+        let decl = Load::of(&op)
+            .base()
             .ok_or_else(|| self.diag(d, "no declaration"))?;
         let dop = self.m.op(decl).clone();
         let width = flat_size(&op.ty).unwrap_or(0) as u8;
-        let addr = op.operand_def(1);
+        let addr = Load::of(&op).address();
         match dop.opcode {
             OpCode::DclInput => {
-                let loc = dop.operand_lit(1).unwrap_or(0) as u32;
-                let c0 = dop.operand_lit(2).unwrap_or(0) as u8;
+                let loc = DclInput::of(&dop).location().unwrap_or(0) as u32;
+                let c0 = DclInput::of(&dop).component().unwrap_or(0) as u8;
                 let n = flat_size(&dop.ty).unwrap_or(0) as u8;
                 if dop.ty.is_array() || n > 4 {
                     return Err(self.diag(d, "input arrays"));
@@ -910,8 +939,8 @@ impl Lower<'_> {
                     .collect())
             }
             OpCode::DclInputBuiltIn => {
-                let b = dop
-                    .operand_lit(1)
+                let b = DclInputBuiltIn::of(&dop)
+                    .builtin()
                     .and_then(BuiltIn::from_u64)
                     .ok_or_else(|| self.diag(d, "invalid built-in"))?;
                 match b {
@@ -932,7 +961,7 @@ impl Lower<'_> {
             .m
             .declarations()
             .filter(|&d| self.m.opcode(d) == OpCode::DclInput && !self.m.uses(d).is_empty())
-            .map(|d| self.m.op(d).operand_lit(1).unwrap_or(0) as u32)
+            .map(|d| DclInput::of(self.m.op(d)).location().unwrap_or(0) as u32)
             .collect();
         locs.sort_unstable();
         locs.dedup();
@@ -957,14 +986,16 @@ impl Lower<'_> {
             Some(a) => {
                 let aop = self.m.op(a);
                 if aop.opcode == OpCode::CompositeConstruct {
-                    let c = io::const_index(self.m, aop.operand_def(1))
+                    let members = CompositeConstruct::of(aop).members();
+                    let member = |i: usize| members.get(i).and_then(|o| o.as_ref());
+                    let c = io::const_index(self.m, member(1))
                         .ok_or_else(|| self.diag(d, "dynamic component index"))?;
-                    (aop.operand_def(0), c as u8)
+                    (member(0), c as u8)
                 } else if flat_size(&aop.ty) == Some(2) {
                     if aop.opcode != OpCode::Constant {
                         return Err(self.diag(d, "vector address"));
                     }
-                    let c = aop.operand_lit(1).unwrap_or(0);
+                    let c = Constant::of(aop).scalar(1).unwrap_or(0);
                     (None, c as u8)
                 } else {
                     (Some(a), 0)
@@ -972,7 +1003,7 @@ impl Lower<'_> {
             }
         };
         let const_elem = match (elem, addr) {
-            (None, Some(a)) => self.m.op(a).operand_lit(0),
+            (None, Some(a)) => Constant::of(self.m.op(a)).scalar(0),
             _ => io::const_index(self.m, elem),
         };
         let slot = match const_elem {
@@ -992,9 +1023,9 @@ impl Lower<'_> {
 
     fn buffer_load(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
         let op = self.m.op(d).clone();
-        let desc = op.operand_def(0).map(|x| self.m.op(x));
+        let desc = AlignedLoad::of(&op).base().map(|x| self.m.op(x));
         let decl = match desc {
-            Some(dop) if dop.opcode == OpCode::DescriptorLoad => dop.operand_def(0),
+            Some(dop) if dop.opcode == OpCode::DescriptorLoad => DescriptorLoad::of(dop).decl(),
             _ => None,
         }
         .ok_or_else(|| self.diag(d, "buffer load without a descriptor"))?;
@@ -1005,7 +1036,7 @@ impl Lower<'_> {
             return Err(self.diag(d, "integer constant-buffer data"));
         }
         let width = flat_size(&op.ty).unwrap_or(0) as u8;
-        self.uniform_load(d, decl, op.operand_def(1), width)
+        self.uniform_load(d, decl, AlignedLoad::of(&op).address(), width)
     }
 
     fn declare_outputs(&mut self) -> Result<(), Diagnostic> {
@@ -1014,8 +1045,8 @@ impl Lower<'_> {
             let op = self.m.op(d).clone();
             let (source, kind, index) = match op.opcode {
                 OpCode::DclOutput => {
-                    let location = op.operand_lit(1).unwrap_or(0) as u32;
-                    let component = op.operand_lit(2).unwrap_or(0) as u32;
+                    let location = DclOutput::of(&op).location().unwrap_or(0) as u32;
+                    let component = DclOutput::of(&op).component().unwrap_or(0) as u32;
                     if component != 0 {
                         return Err(self.diag(d, "output not starting at component x"));
                     }
@@ -1042,12 +1073,28 @@ impl Lower<'_> {
                     )
                 }
                 OpCode::DclOutputBuiltIn => {
-                    let b = op
-                        .operand_lit(1)
+                    let b = DclOutputBuiltIn::of(&op)
+                        .builtin()
                         .and_then(BuiltIn::from_u64)
                         .ok_or_else(|| self.diag(d, "invalid built-in"))?;
                     if self.kind == ShaderKind::Vertex && b == BuiltIn::Position {
                         (IoSource::BuiltIn(b), OutKind::Output, 0)
+                    } else if self.kind == ShaderKind::Vertex
+                        && matches!(b, BuiltIn::ClipDistance | BuiltIn::PointSize)
+                    {
+                        let n = flat_size(&op.ty)
+                            .filter(|&n| (1..=8).contains(&n))
+                            .ok_or_else(|| self.diag(d, format!("{b:?} of this size")))?;
+                        self.outputs.push(OutSlot {
+                            decl: d,
+                            source: IoSource::BuiltIn(b),
+                            kind: OutKind::Output,
+                            index: 0,
+                            n: n as u8,
+                            comps: vec![None; n as usize],
+                            fixed: true,
+                        });
+                        continue;
                     } else {
                         return Err(self.diag(d, format!("output built-in {b:?}")));
                     }
@@ -1067,6 +1114,7 @@ impl Lower<'_> {
                 index,
                 n,
                 comps: vec![None; n as usize],
+                fixed: false,
             });
         }
         if let Some(layout) = &self.layout {
@@ -1092,7 +1140,7 @@ impl Lower<'_> {
         let mut locs: Vec<u16> = self
             .outputs
             .iter()
-            .filter(|o| o.kind == OutKind::Varying)
+            .filter(|o| o.kind == OutKind::Varying && !o.fixed)
             .map(|o| o.index)
             .collect();
         locs.sort_unstable();
@@ -1112,21 +1160,30 @@ impl Lower<'_> {
 
     fn output_store(&mut self, d: SsaDef) -> Result<(), Diagnostic> {
         let op = self.m.op(d).clone();
-        let decl = op
-            .operand_def(0)
-            .ok_or_else(|| self.diag(d, "no declaration"))?;
-        let first = match op.operand_def(1) {
+        let st = Store::of(&op);
+        let decl = st.base().ok_or_else(|| self.diag(d, "no declaration"))?;
+        let first = match st.address() {
             None => 0,
             Some(a) => io::const_index(self.m, Some(a))
                 .ok_or_else(|| self.diag(d, "dynamically indexed output"))?
                 as usize,
         };
-        let value_def = op.operand_def(2).ok_or_else(|| self.diag(d, "no value"))?;
-        let vals = self.value(value_def)?;
+        let value_def = st.value().ok_or_else(|| self.diag(d, "no value"))?;
+        let mut vals = self.value(value_def)?;
         let Some(k) = self.outputs.iter().position(|o| o.decl == decl) else {
             // An output the next stage of the program does not read.
             return Ok(());
         };
+        if let Some(p) = self.pred {
+            // A store in an arm: the old value where the arm does not run.
+            let old: Comps = (0..vals.len())
+                .map(|i| {
+                    let c = self.outputs[k].comps.get(first + i).copied().flatten();
+                    c.unwrap_or(Comp::Lit(0.0))
+                })
+                .collect();
+            vals = self.select_on(p, &vals, &old, vals.len() as u8);
+        }
         for (i, c) in vals.into_iter().enumerate() {
             let slot = self.outputs[k].comps.get_mut(first + i).ok_or_else(|| {
                 Diagnostic::internal(Some((d, OpCode::OutputStore)), "component out of range")
@@ -1138,9 +1195,11 @@ impl Lower<'_> {
 
     /// One full-mask write of every output (lanes never stored read 0, like the IR's outputs).
     fn finish_outputs(&mut self) -> Result<(), Diagnostic> {
+        self.finish_fixed_outputs()?;
         let outs: Vec<(OutKind, u16, Vec<Comp>)> = self
             .outputs
             .iter()
+            .filter(|o| !o.fixed)
             .map(|o| {
                 let mut c: Vec<Comp> = o
                     .comps
@@ -1226,24 +1285,67 @@ impl Lower<'_> {
         Ok(())
     }
 
+    /// The values of the outputs AGAL has no register for (see [`crate::reflection`]).
+    fn finish_fixed_outputs(&mut self) -> Result<(), Diagnostic> {
+        for o in self.outputs.iter().filter(|o| o.fixed) {
+            let mut values = Vec::new();
+            for c in &o.comps {
+                let v = match c.map(|c| self.resolve(c)) {
+                    None => 0.0,
+                    Some(Comp::Lit(x)) => x,
+                    Some(_) => {
+                        return Err(self.diag(
+                            o.decl,
+                            format!(
+                                "{} computed per vertex (AGAL has no such output; \
+                                 user clip planes cannot be expressed)",
+                                source_name(o.source)
+                            ),
+                        ))
+                    }
+                };
+                values.push(v);
+            }
+            let reason = match o.source {
+                IoSource::BuiltIn(BuiltIn::ClipDistance) => {
+                    if values.iter().any(|v| v.is_nan() || *v < 0.0) {
+                        return Err(self.diag(
+                            o.decl,
+                            "a constant negative clip distance (clips everything; AGAL \
+                             cannot clip)",
+                        ));
+                    }
+                    "clip distances >= 0 clip nothing"
+                }
+                _ => "Stage3D draws triangles only: the point size has no effect",
+            };
+            self.fixed.push(crate::reflection::FixedOutput {
+                target: o.source,
+                values,
+                reason,
+            });
+        }
+        Ok(())
+    }
+
     fn binding_of(&self, d: SsaDef, want: OpCode) -> Result<(ResourceBinding, SsaDef), Diagnostic> {
         let dl = self.m.op(d);
         if dl.opcode != OpCode::DescriptorLoad {
             return Err(self.diag(d, "resource not from a descriptor load"));
         }
-        let decl = dl
-            .operand_def(0)
+        let decl = DescriptorLoad::of(dl)
+            .decl()
             .ok_or_else(|| self.diag(d, "no declaration"))?;
         let dop = self.m.op(decl);
         if dop.opcode != want {
             return Err(self.diag(d, "unexpected descriptor kind"));
         }
-        let idx = io::const_index(self.m, dl.operand_def(1))
+        let idx = io::const_index(self.m, DescriptorLoad::of(dl).index())
             .ok_or_else(|| self.diag(d, "dynamically indexed descriptor"))?;
         Ok((
             ResourceBinding {
-                space: dop.operand_lit(1).unwrap_or(0) as u32,
-                register: (dop.operand_lit(2).unwrap_or(0) + idx) as u32,
+                space: DclBinding::of(dop).space().unwrap_or(0) as u32,
+                register: (DclBinding::of(dop).register().unwrap_or(0) + idx) as u32,
             },
             decl,
         ))
@@ -1255,18 +1357,13 @@ impl Lower<'_> {
             return Err(self.diag(d, "texture sampling in a vertex program (AGAL 4)"));
         }
         let op = self.m.op(d).clone();
-        let tex = op
-            .operand_def(0)
-            .ok_or_else(|| self.diag(d, "no texture"))?;
-        let smp = op
-            .operand_def(1)
-            .ok_or_else(|| self.diag(d, "no sampler"))?;
+        let is = ImageSample::of(&op);
+        let tex = is.descriptor().ok_or_else(|| self.diag(d, "no texture"))?;
+        let smp = is.sampler().ok_or_else(|| self.diag(d, "no sampler"))?;
         let (tb, tdecl) = self.binding_of(tex, OpCode::DclSrv)?;
         let (sb, _) = self.binding_of(smp, OpCode::DclSampler)?;
-        let kind = self
-            .m
-            .op(tdecl)
-            .operand_lit(4)
+        let kind = DclBinding::of(self.m.op(tdecl))
+            .kind()
             .and_then(ResourceKind::from_u64)
             .ok_or_else(|| self.diag(d, "unknown resource kind"))?;
         let (skind, dim, n) = match kind {
@@ -1274,23 +1371,23 @@ impl Lower<'_> {
             ResourceKind::ImageCube => (SamplerKind::Cube, Dimension::Cube, 3),
             k => return Err(self.diag(d, format!("sampling {k:?} images"))),
         };
-        for (i, what) in [
-            (2, "array layer"),
-            (4, "texel offset"),
-            (5, "explicit LOD"),
-            (7, "LOD clamp"),
-            (8, "explicit gradients"),
-            (9, "explicit gradients"),
-            (10, "depth comparison"),
+        for (x, what) in [
+            (is.layer(), "array layer"),
+            (is.offset(), "texel offset"),
+            (is.lod(), "explicit LOD"),
+            (is.lod_clamp(), "LOD clamp"),
+            (is.dx(), "explicit gradients"),
+            (is.dy(), "explicit gradients"),
+            (is.depth_compare(), "depth comparison"),
         ] {
-            if op.operand_def(i).is_some() {
+            if x.is_some() {
                 return Err(self.diag(d, format!("sampling with {what}")));
             }
         }
         if flat_size(&op.ty) != Some(4) {
             return Err(self.diag(d, "sparse or non-vec4 sample result"));
         }
-        let bias = match op.operand_def(6) {
+        let bias = match is.lod_bias() {
             None => 0,
             Some(b) => match self.value(b)?.first() {
                 Some(Comp::Lit(x)) => crate::instr::Sampler::bias_field(*x)
@@ -1301,7 +1398,7 @@ impl Lower<'_> {
                 _ => return Err(self.diag(d, "computed LOD bias")),
             },
         };
-        let coord = self.arg(d, 3)?;
+        let coord = self.val(d, is.coord())?;
         if coord.len() < n {
             return Err(self.diag(d, "too few coordinates"));
         }
@@ -1343,5 +1440,13 @@ impl Lower<'_> {
             sampler: Some(sampler),
         });
         Ok((0..4).map(|c| Comp::V(v, c)).collect())
+    }
+}
+
+/// An output's name in messages.
+fn source_name(s: IoSource) -> String {
+    match s {
+        IoSource::BuiltIn(b) => format!("{b:?}"),
+        IoSource::Location { location, .. } => format!("output {location}"),
     }
 }

@@ -36,6 +36,13 @@ impl TargetReflection for PpReflection {
         let _ = writeln!(out, "temp stack {} vec4", self.temp_stack);
         out
     }
+    /// `{"special_inputs": ["Position", …], "temp_stack": N}` (docs/reflection.md).
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "special_inputs": self.special_inputs.iter().map(|b| b.name()).collect::<Vec<_>>(),
+            "temp_stack": self.temp_stack,
+        })
+    }
     fn as_any(&self) -> &dyn Any {
         self
     }

@@ -28,9 +28,7 @@
 
 use std::cell::RefCell;
 
-use irc_backend::reflection::{
-    IoSource, OutputBinding, Reflection, SamplerKind, UniformSource, VaryingBinding,
-};
+use irc_backend::reflection::{IoSource, OutputBinding, Reflection, SamplerKind, VaryingBinding};
 use irc_backend::{
     InvocationOutputs, IoName, Output, Precision, SimConfig, SimError, SimInputs, SimOutputs,
     Simulator, TextureFetch, TextureSource,
@@ -85,7 +83,7 @@ impl Simulator for PpSim {
             .map(|lane| {
                 let mut values = irc_backend::IoValues::new();
                 for o in &refl.outputs {
-                    let (name, first) = io_name(o.target);
+                    let (name, first) = IoName::of(o.target);
                     for i in 0..u32::from(o.components) {
                         let v = lane.regs[o.register as usize][i as usize];
                         values.insert((name, first + i), v.to_bits());
@@ -102,17 +100,6 @@ impl Simulator for PpSim {
             divergent_quad_ops: out.divergent_quad_ops,
             steps: out.steps,
         })
-    }
-}
-
-/// The IR name and first component of a reflection source.
-fn io_name(s: IoSource) -> (IoName, u32) {
-    match s {
-        IoSource::Location {
-            location,
-            component,
-        } => (IoName::Location(location), component),
-        IoSource::BuiltIn(b) => (IoName::BuiltIn(b), 0),
     }
 }
 
@@ -170,7 +157,7 @@ pub fn quad_inputs(inputs: &SimInputs<'_>, refl: &Reflection) -> Result<QuadInpu
         .max(refl.uniform_slots);
     q.uniforms = vec![[0.0; 4]; slots as usize];
     for u in &refl.uniforms {
-        q.uniforms[u.slot as usize] = uniform_value(inputs, &u.source)?;
+        q.uniforms[u.slot as usize] = irc_backend::sim::uniform_value(inputs, &u.source)?;
     }
     Ok(q)
 }
@@ -223,7 +210,7 @@ fn varying(
     if lane.varyings.len() <= slot {
         lane.varyings.resize(slot + 1, [0.0; 4]);
     }
-    let (name, first) = io_name(v.source);
+    let (name, first) = IoName::of(v.source);
     for i in 0..u32::from(v.components) {
         let bits = io.get(&(name, first + i)).ok_or_else(|| {
             format!(
@@ -237,47 +224,6 @@ fn varying(
         lane.varyings[slot][usize::from(v.lane) + i as usize] = f32::from_bits(*bits);
     }
     Ok(())
-}
-
-fn uniform_value(inputs: &SimInputs<'_>, src: &UniformSource) -> Result<[f32; 4], String> {
-    Ok(match src {
-        UniformSource::Literal(v) => *v,
-        UniformSource::Legacy { kind, index } => {
-            let reg = inputs
-                .legacy_constants
-                .get(&(*kind, *index))
-                .copied()
-                .unwrap_or_default();
-            match kind {
-                BuiltIn::LegacyConstBool => [f32::from(u8::from(reg[0] != 0)); 4],
-                BuiltIn::LegacyConstInt => reg.map(|d| d as i32 as f32),
-                BuiltIn::LegacyConstFloat => reg.map(f32::from_bits),
-                _ => {
-                    return Err(format!(
-                        "uniform: {kind:?} is not a D3D9 constant register file"
-                    ))
-                }
-            }
-        }
-        UniformSource::ConstantBuffer {
-            binding,
-            vec4_index,
-            int_lanes,
-        } => {
-            let words = inputs.constant_buffers.get(binding);
-            std::array::from_fn(|i| {
-                let d = words
-                    .and_then(|d| d.get(*vec4_index as usize * 4 + i))
-                    .copied()
-                    .unwrap_or(0);
-                if int_lanes >> i & 1 != 0 {
-                    d as i32 as f32
-                } else {
-                    f32::from_bits(d)
-                }
-            })
-        }
-    })
 }
 
 /// The [`TextureSource`] as the PP's texture unit sees it, by hardware sampler index.

@@ -242,10 +242,8 @@ pub fn construct(m: &Module, label: SsaDef) -> Option<(Construct, Option<SsaDef>
     if op.opcode != OpCode::Label {
         return None;
     }
-    let kind = Construct::from_u64(op.operands.last()?.as_lit()?)?;
-    Some(
-        (kind, op.operand_def(0).filter(|_| op.operands.len() > 1), {
-            op.operand_def(1).filter(|_| op.operands.len() > 2)
-        }),
-    )
+    let label = crate::format::Label::of(op);
+    let kind = Construct::from_u64(label.construct()?)?;
+    // A reference slot holding the construct literal reads as `None`.
+    Some((kind, label.merge(), label.continue_target()))
 }

@@ -19,7 +19,7 @@ pub mod vle;
 mod writer;
 
 pub use error::{OpLocation, ReadError, ReadErrorKind, WriteError};
-pub use reader::read;
+pub use reader::{read, read_into};
 pub use writer::{write, Writer};
 
 #[cfg(test)]
@@ -96,7 +96,7 @@ mod tests {
         assert_eq!(ops[4], OpCode::Function);
         let d = crate::SsaDef::from_id(7).expect("id");
         assert_eq!(m.opcode(d), OpCode::OutputStore);
-        assert_eq!(m.op(d).operands[1], Operand::Null);
+        assert_eq!(crate::format::Store::of(m.op(d)).address(), None);
         assert_eq!(write(&m).expect("write"), WORKED_EXAMPLE);
         // The stream-ordered module written by the builder reads back to the same ops.
         let built = worked_example();

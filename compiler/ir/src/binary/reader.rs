@@ -34,6 +34,15 @@ const MAX_ARRAY_SIZE: i64 = u16::MAX as i64;
 
 /// Reads a serialized module. Never panics; see the module docs for what is rejected.
 pub fn read(bytes: &[u8]) -> Result<Module, ReadError> {
+    let mut m = Module::new();
+    read_into(bytes, &mut m)?;
+    Ok(m)
+}
+
+/// [`read`] into `m`, replacing its contents and reusing its allocations (for embedders
+/// reading shader after shader). On an error `m` holds no meaningful module.
+pub fn read_into(bytes: &[u8], m: &mut Module) -> Result<(), ReadError> {
+    m.clear();
     let mut r = Reader {
         bytes,
         pos: 0,
@@ -97,7 +106,8 @@ pub fn read(bytes: &[u8]) -> Result<Module, ReadError> {
         entries, offsets, ..
     } = state;
     let opcodes: Vec<OpCode> = entries.iter().map(|(_, op)| op.opcode).collect();
-    Module::from_ordered(entries).map_err(|e| build_error(e, &offsets, &opcodes))
+    m.fill_ordered(entries)
+        .map_err(|e| build_error(e, &offsets, &opcodes))
 }
 
 /// Per-stream state the op checks need.

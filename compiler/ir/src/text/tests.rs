@@ -140,9 +140,11 @@ fn integer_bool_and_unknown_literals() {
     );
     // Parser conveniences: hex anywhere, integers in float context, negative = two's complement.
     let m = parse("%1 = f32x2 Constant 1 0x3f800000\n%2 = u32 Constant -1").unwrap();
-    assert_eq!(m.op(SsaDef::new(0)).operand_lit(0), Some(0x3f80_0000));
-    assert_eq!(m.op(SsaDef::new(0)).operand_lit(1), Some(0x3f80_0000));
-    assert_eq!(m.op(SsaDef::new(1)).operand_lit(0), Some(u64::MAX));
+    let scalar =
+        |d: u32, i: usize| crate::format::Constant::of(m.op(SsaDef::new(d as usize))).scalar(i);
+    assert_eq!(scalar(0, 0), Some(0x3f80_0000));
+    assert_eq!(scalar(0, 1), Some(0x3f80_0000));
+    assert_eq!(scalar(1, 0), Some(u64::MAX));
 }
 
 #[test]
@@ -195,13 +197,17 @@ fn strings_canonical_and_not() {
          %12 = FunctionEnd\n",
     );
     let op = |i: usize| m.op(SsaDef::new(i - 1));
-    assert_eq!(op(1).operand_lit(1), Some(0x6E69616D));
+    let name = |i: usize| crate::format::DebugName::of(op(i)).name().to_vec();
+    assert_eq!(name(1)[0].as_lit(), Some(0x6E69616D));
     assert_eq!(op(3).operands.len(), 2);
     assert_eq!(op(4).operands.len(), 2, "a multiple of 8 has no terminator");
     assert_eq!(op(7).operands.len(), 3);
     // `"A"` would be one operand, so `0x41 0x0` stays numeric; the empty string is `""`.
     assert_eq!(op(11).operands.len(), 3);
-    assert_eq!(op(11).operand_lit(2), Some(0));
+    assert_eq!(
+        crate::format::Semantic::of(op(11)).name()[0].as_lit(),
+        Some(0)
+    );
 }
 
 #[test]

@@ -70,15 +70,7 @@ impl Kind {
                     O::DclInput | O::DclInputBuiltIn | O::DclOutput | O::DclOutputBuiltIn
                 )
             }
-            Kind::Resource => matches!(
-                o,
-                O::DclSampler
-                    | O::DclCbv
-                    | O::DclSrv
-                    | O::DclUav
-                    | O::DclUavCounter
-                    | O::DclInputTarget
-            ),
+            Kind::Resource => o.is_declarative() && o.is(crate::opcode::Attrs::RESOURCE),
             Kind::Pointer => o == O::Pointer,
             Kind::ScopedIf => o == O::ScopedIf,
             Kind::ScopedEndIf => o == O::ScopedEndIf,

@@ -10,6 +10,7 @@
 use super::Ctx;
 use crate::analysis::FunctionRange;
 use crate::entities::SsaDef;
+use crate::format::{Scoped, ScopedIf, ScopedSwitch};
 use crate::opcode::OpCode;
 
 pub(super) fn check_function(cx: &mut Ctx<'_>, f: FunctionRange) {
@@ -30,7 +31,8 @@ pub(super) fn check_function(cx: &mut Ctx<'_>, f: FunctionRange) {
         if !opcode.is_scoped() || cx.bad.contains(&d) {
             continue;
         }
-        let target = m.op(d).operand_def(0);
+        // The construct op named (the openers' own end reference is checked at the end).
+        let target = Scoped::try_of(m.op(d)).and_then(|s| s.construct());
         match opcode {
             OpCode::ScopedIf | OpCode::ScopedLoop | OpCode::ScopedSwitch => stack.push((d, false)),
             OpCode::ScopedElse => match stack.last_mut() {
@@ -49,7 +51,13 @@ pub(super) fn check_function(cx: &mut Ctx<'_>, f: FunctionRange) {
                 match stack.last() {
                     Some(&(top, _)) if Some(top) == target => {
                         stack.pop();
-                        if m.op(top).operand_def(0) != Some(d) {
+                        let top_op = m.op(top);
+                        let end = match (ScopedIf::try_of(top_op), ScopedSwitch::try_of(top_op)) {
+                            (Some(i), _) => i.end(),
+                            (None, Some(s)) => s.end(),
+                            (None, None) => Scoped::try_of(top_op).and_then(|s| s.construct()),
+                        };
+                        if end != Some(d) {
                             cx.err(
                                 top,
                                 format!("{} must reference its closing op {d}", m.opcode(top)),
@@ -70,7 +78,7 @@ pub(super) fn check_function(cx: &mut Ctx<'_>, f: FunctionRange) {
                             cx.err(d, format!("second ScopedSwitchDefault of {top}"));
                         }
                         *default = true;
-                    } else if let Some(v) = m.op(d).operand_lit(1) {
+                    } else if let Some(v) = Scoped::of(m.op(d)).case_value() {
                         if values.contains(&v) {
                             cx.err(d, format!("case value {} appears twice in {top}", v as i64));
                         }

@@ -94,7 +94,8 @@ pub(super) fn check(cx: &mut Ctx<'_>) {
         let op = m.op(d);
         match op.opcode {
             OpCode::ParamLoad => {
-                let (Some(f), Some(p)) = (op.operand_def(0), op.operand_def(1)) else {
+                let load = crate::format::ParamLoad::of(op);
+                let (Some(f), Some(p)) = (load.function(), load.param()) else {
                     continue;
                 };
                 if function_of(m, d) != Some(f) {
@@ -108,7 +109,9 @@ pub(super) fn check(cx: &mut Ctx<'_>) {
                 }
             }
             OpCode::FunctionCall => {
-                let Some(f) = op.operand_def(0) else { continue };
+                let Some(f) = crate::format::FunctionCall::of(op).callee() else {
+                    continue;
+                };
                 let params = m.op(f).operands.len();
                 let args = op.operands.len() - 1;
                 if params != args {

@@ -8,6 +8,7 @@
 
 use super::Ctx;
 use crate::entities::SsaDef;
+use crate::format::slots;
 use crate::opcode::OpCode;
 use crate::types::{BasicType, ScalarType, Type};
 
@@ -149,7 +150,9 @@ impl Rules<'_, '_> {
     /// its type, no case value twice.
     fn switch(&mut self) {
         self.want_void();
-        let Some(sel_ty) = self.arg_ty(0) else { return };
+        let Some(sel_ty) = self.arg_ty(slots::Switch.selector) else {
+            return;
+        };
         if sel_ty
             .as_scalar()
             .is_none_or(|s| !(s.is_int() || s == ScalarType::Unknown))
@@ -163,7 +166,8 @@ impl Rules<'_, '_> {
         for i in (2..self.nargs()).step_by(2) {
             self.want_arg_is(i, &sel_ty, " (the selector type)");
             let Some(c) = self.arg(i) else { continue };
-            let Some(v) = self.cx.m.op(c).operand_lit(0) else {
+            let case = crate::format::Constant::try_of(self.cx.m.op(c));
+            let Some(v) = case.and_then(|k| k.scalar(0)) else {
                 continue;
             };
             if seen.contains(&v) {
@@ -194,9 +198,11 @@ impl Rules<'_, '_> {
         for i in 0..n {
             self.want_arg(i, f, what);
         }
-        let Some(a) = self.arg_ty(0) else { return };
+        let Some(a) = self.arg_ty(slots::Arith.a) else {
+            return;
+        };
         if n == 2 {
-            self.want_arg_is(1, &a, " (the type of operand 0)");
+            self.want_arg_is(slots::Arith.b, &a, " (the type of operand 0)");
         }
         if let Some(b) = a.as_basic() {
             self.want_result_is(&vector_or_scalar(ScalarType::Bool, b.vec_size()));
@@ -205,14 +211,16 @@ impl Rules<'_, '_> {
     /// Result scalar type of the dot product of operands 0 and 1.
     fn dot(&mut self, add: bool) {
         self.want_result(float, "a float");
-        let Some(a) = self.arg_ty(0) else { return };
-        self.want_arg(0, float, "a float vector");
-        self.want_arg_is(1, &a, " (the type of operand 0)");
+        let Some(a) = self.arg_ty(slots::Dot.a) else {
+            return;
+        };
+        self.want_arg(slots::Dot.a, float, "a float vector");
+        self.want_arg_is(slots::Dot.b, &a, " (the type of operand 0)");
         if let Some(b) = a.as_basic() {
             let s = Type::scalar(b.scalar_type());
             self.want_result_is(&s);
             if add {
-                self.want_arg_is(2, &s, " (the result type)");
+                self.want_arg_is(slots::Dot.add, &s, " (the result type)");
             }
         }
     }
@@ -224,12 +232,12 @@ impl Rules<'_, '_> {
         what: (&str, &str),
     ) {
         self.want_result(to, what.1);
-        self.want_arg(0, from, what.0);
+        self.want_arg(slots::Arith.a, from, what.0);
         self.same_vec_size();
     }
     fn same_vec_size(&mut self) {
         let (Some(a), Some(r)) = (
-            self.arg_ty(0).and_then(|t| t.as_basic()),
+            self.arg_ty(slots::Arith.a).and_then(|t| t.as_basic()),
             self.result().as_basic(),
         ) else {
             return;
@@ -292,7 +300,9 @@ impl Rules<'_, '_> {
             O::Function => {}
             O::FunctionEnd => self.want_void(),
             O::FunctionCall => {
-                let Some(f) = self.arg(0) else { return };
+                let Some(f) = self.arg(slots::FunctionCall.callee) else {
+                    return;
+                };
                 let ft = m.ty(f).clone();
                 // The SM3 front-end types calls whose result is unused as void.
                 if !self.result().is_void() {
@@ -310,7 +320,11 @@ impl Rules<'_, '_> {
             O::Switch => self.switch(),
             O::BranchConditional => {
                 self.want_void();
-                self.want_arg_is(0, &Type::scalar(ScalarType::Bool), "");
+                self.want_arg_is(
+                    slots::BranchConditional.cond,
+                    &Type::scalar(ScalarType::Bool),
+                    "",
+                );
             }
             O::Return => self.ret(),
             O::Phi => {
@@ -322,11 +336,11 @@ impl Rules<'_, '_> {
             }
             O::ScopedIf => {
                 self.want_void();
-                self.want_arg_is(1, &Type::scalar(ScalarType::Bool), "");
+                self.want_arg_is(slots::ScopedIf.cond, &Type::scalar(ScalarType::Bool), "");
             }
             O::ScopedSwitch => {
                 self.want_void();
-                self.want_arg(1, int, "an integer");
+                self.want_arg(slots::ScopedSwitch.selector, int, "an integer");
             }
             O::ScopedElse
             | O::ScopedEndIf
@@ -351,11 +365,11 @@ impl Rules<'_, '_> {
             O::ConvertF32toPackedF16 => {
                 self.want_result(int, "an integer");
                 // Min-precision front-end code converts minf16x2 values.
-                let ok = self.arg_ty(0).is_some_and(|t| {
+                let ok = self.arg_ty(slots::Arith.a).is_some_and(|t| {
                     basic_like(&t, float) && t.as_basic().is_some_and(|b| b.vec_size() == 2)
                 });
                 if !ok {
-                    let t = self.arg_ty(0).unwrap_or_default();
+                    let t = self.arg_ty(slots::Arith.a).unwrap_or_default();
                     self.err(format!(
                         "operand 0 of ConvertF32toPackedF16 must be a float x2 vector, found {t}"
                     ));
@@ -363,7 +377,7 @@ impl Rules<'_, '_> {
             }
             O::ConvertPackedF16toF32 => {
                 self.want_result_is(&Type::vector(ScalarType::F32, 2));
-                self.want_arg(0, int, "an integer");
+                self.want_arg(slots::Arith.a, int, "an integer");
             }
             O::Cast => self.cast(),
             O::ConsumeAs => self.want_non_void(),
@@ -371,10 +385,10 @@ impl Rules<'_, '_> {
             O::CompositeConstruct => self.composite_construct(),
             O::CheckSparseAccess => {
                 self.want_result_is(&Type::scalar(ScalarType::Bool));
-                self.want_arg(0, int, "an integer");
+                self.want_arg(slots::Arith.a, int, "an integer");
             }
             O::ParamLoad => {
-                if let Some(p) = self.arg(1) {
+                if let Some(p) = self.arg(slots::ParamLoad.param) {
                     let pt = m.ty(p).clone();
                     self.want_result_is(&pt);
                 }
@@ -408,23 +422,23 @@ impl Rules<'_, '_> {
             O::DescriptorLoad => self.descriptor_load(),
             O::BufferQuerySize | O::ImageQueryMips | O::ImageQuerySamples => {
                 self.want_result_is(&Type::scalar(ScalarType::U32));
-                self.want_descriptor(0);
+                self.want_descriptor(slots::Query.descriptor);
             }
             O::InputTargetLoad | O::ImageLoad | O::ImageSample | O::ImageGather => {
                 self.want_non_void();
-                self.want_descriptor(0);
+                self.want_descriptor(slots::ImageLoad.descriptor);
             }
             O::ImageStore => {
                 self.want_void();
-                self.want_descriptor(0);
+                self.want_descriptor(slots::ImageStore.descriptor);
             }
             O::ImageQuerySize => {
                 self.want_non_void();
-                self.want_descriptor(0);
+                self.want_descriptor(slots::ImageQuerySize.descriptor);
             }
             O::ImageComputeLod => {
                 self.want_result_is(&Type::vector(ScalarType::F32, 2));
-                self.want_descriptor(0);
+                self.want_descriptor(slots::ImageComputeLod.descriptor);
             }
             O::LdsAtomic
             | O::BufferAtomic
@@ -436,12 +450,12 @@ impl Rules<'_, '_> {
                     self.err(format!("{opcode} must have void or scalar type, found {t}"));
                 }
                 if matches!(opcode, O::BufferAtomic | O::ImageAtomic | O::CounterAtomic) {
-                    self.want_descriptor(0);
+                    self.want_descriptor(slots::Atomic.base);
                 }
             }
             O::Pointer => {
                 self.want_non_void();
-                self.want_arg(0, int, "an integer");
+                self.want_arg(slots::Pointer.address, int, "an integer");
             }
             O::DerivX | O::DerivY => self.same_as_result(float, "a float", 0..1),
             O::FEq | O::FNe | O::FLt | O::FLe | O::FGt | O::FGe => {
@@ -462,10 +476,10 @@ impl Rules<'_, '_> {
             O::BNot => self.same_as_result(boolean, "a bool", 0..1),
             O::Select => {
                 self.want_non_void();
-                self.want_arg(0, boolean, "a bool");
+                self.want_arg(slots::Select.cond, boolean, "a bool");
                 let t = self.result();
-                self.want_arg_is(1, &t, " (the result type)");
-                self.want_arg_is(2, &t, " (the result type)");
+                self.want_arg_is(slots::Select.if_true, &t, " (the result type)");
+                self.want_arg_is(slots::Select.if_false, &t, " (the result type)");
             }
             O::FAbs
             | O::FNeg
@@ -499,7 +513,7 @@ impl Rules<'_, '_> {
                 // dxbc-spirv gives bit counts and bit positions a signedness of their own
                 // (`i32 UFindMsb u32`): only the vector size must match.
                 self.want_result(int, "an integer");
-                self.want_arg(0, int, "an integer");
+                self.want_arg(slots::Arith.a, int, "an integer");
                 self.same_vec_size();
             }
             O::IAnd
@@ -517,23 +531,23 @@ impl Rules<'_, '_> {
             O::SClamp | O::UClamp | O::UMSad => self.same_as_result(int, "an integer", 0..3),
             O::IShl | O::SShr | O::UShr => {
                 self.same_as_result(int, "an integer", 0..1);
-                self.want_arg(1, int, "an integer");
+                self.want_arg(slots::Arith.b, int, "an integer");
             }
             O::UBitExtract | O::SBitExtract => {
                 self.same_as_result(int, "an integer", 0..1);
-                self.want_arg(1, int, "an integer");
-                self.want_arg(2, int, "an integer");
+                self.want_arg(slots::BitExtract.offset, int, "an integer");
+                self.want_arg(slots::BitExtract.count, int, "an integer");
             }
             O::IBitInsert => {
                 self.same_as_result(int, "an integer", 0..2);
-                self.want_arg(2, int, "an integer");
-                self.want_arg(3, int, "an integer");
+                self.want_arg(slots::IBitInsert.offset, int, "an integer");
+                self.want_arg(slots::IBitInsert.count, int, "an integer");
             }
             O::IAddCarry | O::ISubBorrow | O::SMulExtended | O::UMulExtended => {
                 self.want_result(int, "an integer");
-                self.want_arg(0, int, "an integer");
-                if let Some(a) = self.arg_ty(0) {
-                    self.want_arg_is(1, &a, " (the type of operand 0)");
+                self.want_arg(slots::Arith.a, int, "an integer");
+                if let Some(a) = self.arg_ty(slots::Arith.a) {
+                    self.want_arg_is(slots::Arith.b, &a, " (the type of operand 0)");
                 }
             }
             O::MinValue | O::MaxValue => self.want_result(numeric, "a numeric"),
@@ -560,7 +574,7 @@ impl Rules<'_, '_> {
             return;
         };
         let ft = m.ty(f).clone();
-        match self.arg_ty(0) {
+        match self.arg_ty(slots::Return.value) {
             Some(v) => {
                 if !compat(&v, &ft) {
                     self.err(format!(
@@ -584,7 +598,7 @@ impl Rules<'_, '_> {
 
     fn cast(&mut self) {
         self.want_non_void();
-        let (Some(a), r) = (self.arg_ty(0), self.result()) else {
+        let (Some(a), r) = (self.arg_ty(slots::Arith.a), self.result()) else {
             return;
         };
         let size = |t: &Type| t.as_basic().map(|b| b.byte_size());
@@ -597,11 +611,13 @@ impl Rules<'_, '_> {
 
     fn tmp(&mut self, store: bool) {
         let m = self.cx.m;
-        let Some(v) = self.arg(0) else { return };
+        let Some(v) = self.arg(slots::TmpStore.var) else {
+            return;
+        };
         let vt = m.ty(v).clone();
         if store {
             self.want_void();
-            self.want_arg_is(1, &vt, " (the temporary's type)");
+            self.want_arg_is(slots::TmpStore.value, &vt, " (the temporary's type)");
         } else if !widened_tmp_load(&vt, &self.result()) {
             self.want_result_is(&vt);
         }

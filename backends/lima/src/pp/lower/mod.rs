@@ -27,6 +27,7 @@ use irc_backend::machine::copies::{self, Step, Strategy};
 use irc_backend::regalloc::VReg;
 use irc_backend::{Diagnostic, IoSource, Reflection};
 use irc_ir::analysis::cfg::{self, Block as IrBlock, Cfg};
+use irc_ir::format::{Branch, BranchConditional, DclOutput, DclOutputBuiltIn, EntryPoint, Phi};
 use irc_ir::{Module, OpCode, SsaDef};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -52,15 +53,15 @@ pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
         .find(|&d| m.opcode(d) == OpCode::EntryPoint)
         .ok_or_else(|| Diagnostic::unsupported(None, "the module has no entry point"))?;
     let ep = m.op(entry);
-    let stage = ep.operands.last().and_then(|o| o.as_lit());
+    let stage = EntryPoint::of(ep).stage();
     if stage != Some(irc_ir::ShaderStage::Pixel.0 as u64) {
         return Err(Diagnostic::unsupported(
             Some((entry, OpCode::EntryPoint)),
             "lima-fp compiles pixel shaders only",
         ));
     }
-    let func = ep
-        .operand_def(0)
+    let func = EntryPoint::of(ep)
+        .function()
         .ok_or_else(|| Diagnostic::unsupported(None, "entry point without a function"))?;
     let range = cfg::functions(m)
         .into_iter()
@@ -231,12 +232,12 @@ impl<'a> Lower<'a> {
             let op = self.m.op(d);
             let src = match op.opcode {
                 OpCode::DclOutput => IoSource::Location {
-                    location: op.operand_lit(1).unwrap_or(0) as u32,
-                    component: op.operand_lit(2).unwrap_or(0) as u32,
+                    location: DclOutput::of(op).location().unwrap_or(0) as u32,
+                    component: DclOutput::of(op).component().unwrap_or(0) as u32,
                 },
                 OpCode::DclOutputBuiltIn => {
-                    let b = op
-                        .operand_lit(1)
+                    let b = DclOutputBuiltIn::of(op)
+                        .builtin()
                         .and_then(irc_ir::BuiltIn::from_u64)
                         .ok_or_else(|| self.diag(d, "invalid built-in"))?;
                     if b != irc_ir::BuiltIn::Depth {
@@ -304,18 +305,17 @@ impl<'a> Lower<'a> {
             ));
         };
         let op = self.m.op(t);
-        let target = |l: &Self, i: usize| -> Result<usize, Diagnostic> {
-            op.operand_def(i)
+        let target = |l: &Self, label: Option<SsaDef>| -> Result<usize, Diagnostic> {
+            label
                 .and_then(|d| l.block_index(d))
                 .ok_or_else(|| l.diag(t, "branch target is not a block"))
         };
         Ok(match op.opcode {
-            OpCode::Branch => Terminator::Jump(target(self, 0)?),
+            OpCode::Branch => Terminator::Jump(target(self, Branch::of(op).target())?),
             OpCode::BranchConditional => {
-                let c = op
-                    .operand_def(0)
-                    .ok_or_else(|| self.diag(t, "no condition"))?;
-                let (then, els) = (target(self, 1)?, target(self, 2)?);
+                let br = BranchConditional::of(op);
+                let c = br.cond().ok_or_else(|| self.diag(t, "no condition"))?;
+                let (then, els) = (target(self, br.if_true())?, target(self, br.if_false())?);
                 let cs = self.value(c)?[0];
                 match cs.op {
                     Operand::Const(k) => {
@@ -359,11 +359,10 @@ impl<'a> Lower<'a> {
                 let label = self.cfg.label(p);
                 let mut copies: Vec<(VReg, u8, Src)> = Vec::new();
                 for &phi in &phis {
-                    let op = self.m.op(phi);
-                    let incoming = (0..op.operands.len())
-                        .step_by(2)
-                        .find(|&i| op.operand_def(i) == Some(label))
-                        .and_then(|i| op.operand_def(i + 1))
+                    let incoming = Phi::of(self.m.op(phi))
+                        .pairs()
+                        .find(|&(block, _)| block == Some(label))
+                        .and_then(|(_, value)| value)
                         .ok_or_else(|| self.diag(phi, "phi without a value for a predecessor"))?;
                     let vals = self.value(incoming)?;
                     let v = self.phis[&phi];

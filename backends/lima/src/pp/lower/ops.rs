@@ -4,6 +4,11 @@ use half::f16;
 use irc_backend::reflection::ResourceBinding;
 use irc_backend::regalloc::VReg;
 use irc_backend::{Diagnostic, IoSource, SamplerKind};
+use irc_ir::format::{
+    AlignedLoad, Arith, Clamp, CompositeConstruct, CompositeExtract, Constant, DclBinding,
+    DclInput, DclInputBuiltIn, Deriv, DescriptorLoad, Dot, FRound, ImageSample, Load, Select,
+    Store,
+};
 use irc_ir::{BuiltIn, OpCode, ResourceKind, RoundMode, ScalarType, SsaDef};
 use smallvec::{smallvec, SmallVec};
 
@@ -73,12 +78,9 @@ impl Lower<'_> {
         Ok(out)
     }
 
-    fn arg(&mut self, d: SsaDef, i: usize) -> Result<Comps, Diagnostic> {
-        let a = self
-            .m
-            .op(d)
-            .operand_def(i)
-            .ok_or_else(|| self.diag(d, format!("operand {i} missing")))?;
+    /// The components of operand `a` of `d` (read through the op's format view).
+    fn arg(&mut self, d: SsaDef, a: Option<SsaDef>) -> Result<Comps, Diagnostic> {
+        let a = a.ok_or_else(|| self.diag(d, "operand missing"))?;
         self.value(a)
     }
 
@@ -281,12 +283,9 @@ impl Lower<'_> {
 
     /// Sets the output modifier of the op that produced `comps` when it is a fresh value used
     /// once; otherwise emits a move with the modifier.
-    fn with_modifier(&mut self, d: SsaDef, x: &Comps, m: OutMod) -> Comps {
-        let single_use = self
-            .m
-            .op(d)
-            .operand_def(0)
-            .is_some_and(|a| self.m.uses(a).len() == 1);
+    /// `src` is the operand `x` was read from.
+    fn with_modifier(&mut self, src: Option<SsaDef>, x: &Comps, m: OutMod) -> Comps {
+        let single_use = src.is_some_and(|a| self.m.uses(a).len() == 1);
         if single_use {
             if let Some(v) = fresh_vreg(x) {
                 if let Some(&(b, i)) = self.producer.get(&v) {
@@ -344,12 +343,13 @@ impl Lower<'_> {
             | OpCode::Drain => return Ok(()),
             OpCode::Constant | OpCode::Undef => self.constant(d)?,
             OpCode::CompositeExtract => {
-                let v = self.arg(d, 0)?;
-                let idx = op
-                    .operand_def(1)
+                let ce = CompositeExtract::of(op);
+                let v = self.arg(d, ce.composite())?;
+                let idx = ce
+                    .address()
                     .and_then(|i| super::io::const_index(self.m, Some(i)))
                     .ok_or_else(|| self.diag(d, "dynamic composite index"))?;
-                let src_ty = self.m.ty(op.operand_def(0).unwrap_or(d)).clone();
+                let src_ty = self.m.ty(ce.composite().unwrap_or(d)).clone();
                 let per = flat_size(&src_ty.sub_type(idx as u32).unwrap_or(src_ty.clone()))
                     .unwrap_or(1) as usize;
                 let start = idx as usize * per;
@@ -369,16 +369,25 @@ impl Lower<'_> {
             }
             OpCode::CompositeConstruct => {
                 let mut out = Comps::new();
-                for i in 0..op.operands.len() {
-                    out.extend(self.arg(d, i)?);
+                for m in CompositeConstruct::of(op).members() {
+                    out.extend(self.arg(d, m.as_ref())?);
                 }
                 out
             }
-            OpCode::FNeg => self.arg(d, 0)?.into_iter().map(Src::negated).collect(),
-            OpCode::FAbs => self.arg(d, 0)?.into_iter().map(Src::absolute).collect(),
+            OpCode::FNeg => self
+                .arg(d, Arith::of(op).a())?
+                .into_iter()
+                .map(Src::negated)
+                .collect(),
+            OpCode::FAbs => self
+                .arg(d, Arith::of(op).a())?
+                .into_iter()
+                .map(Src::absolute)
+                .collect(),
             OpCode::FAdd | OpCode::FSub | OpCode::FMul | OpCode::FMin | OpCode::FMax => {
-                let a = self.arg(d, 0)?;
-                let mut b = self.arg(d, 1)?;
+                let bin = Arith::of(op);
+                let a = self.arg(d, bin.a())?;
+                let mut b = self.arg(d, bin.b())?;
                 if op.opcode == OpCode::FSub {
                     b = b.into_iter().map(Src::negated).collect();
                 }
@@ -389,7 +398,7 @@ impl Lower<'_> {
                     _ => Alu::Max,
                 };
                 if alu == Alu::Max && is_zero(&b) {
-                    let r = self.with_modifier(d, &a, OutMod::Pos);
+                    let r = self.with_modifier(bin.a(), &a, OutMod::Pos);
                     return self.set_value(d, r);
                 }
                 if alu == Alu::Add {
@@ -400,35 +409,47 @@ impl Lower<'_> {
                 self.alu(alu, &[&a, &b], width)
             }
             OpCode::FMad => {
-                let (a, b, c) = (self.arg(d, 0)?, self.arg(d, 1)?, self.arg(d, 2)?);
+                let t = Arith::of(op);
+                let (a, b, c) = (
+                    self.arg(d, t.a())?,
+                    self.arg(d, t.b())?,
+                    self.arg(d, t.c())?,
+                );
                 self.mad(&a, &b, &c, width)
             }
             OpCode::FClamp => {
-                let (x, lo, hi) = (self.arg(d, 0)?, self.arg(d, 1)?, self.arg(d, 2)?);
+                let cl = Clamp::of(op);
+                let (x, lo, hi) = (
+                    self.arg(d, cl.a())?,
+                    self.arg(d, cl.lo())?,
+                    self.arg(d, cl.hi())?,
+                );
                 if is_const(&lo, 0.0) && is_const(&hi, 1.0) {
-                    self.with_modifier(d, &x, OutMod::Sat)
+                    self.with_modifier(cl.a(), &x, OutMod::Sat)
                 } else {
                     let t = self.alu(Alu::Max, &[&x, &lo], width);
                     self.alu(Alu::Min, &[&t, &hi], width)
                 }
             }
             OpCode::FDot | OpCode::FDotAdd => {
-                let (a, b) = (self.arg(d, 0)?, self.arg(d, 1)?);
+                let dot = Dot::of(op);
+                let (a, b) = (self.arg(d, dot.a())?, self.arg(d, dot.b())?);
                 let r = self.dot(&a, &b);
                 if op.opcode == OpCode::FDotAdd {
-                    let c = self.arg(d, 2)?;
+                    let c = self.arg(d, dot.add())?;
                     self.alu(Alu::Add, &[&r, &c], 1)
                 } else {
                     r
                 }
             }
             OpCode::FDiv => {
-                let (a, b) = (self.arg(d, 0)?, self.arg(d, 1)?);
+                let bin = Arith::of(op);
+                let (a, b) = (self.arg(d, bin.a())?, self.arg(d, bin.b())?);
                 let r = self.alu(Alu::Rcp, &[&b], width);
                 self.alu(Alu::Mul, &[&a, &r], width)
             }
             OpCode::FRcp | OpCode::FSqrt | OpCode::FRsq | OpCode::FExp2 | OpCode::FLog2 => {
-                let a = self.arg(d, 0)?;
+                let a = self.arg(d, Arith::of(op).a())?;
                 let alu = match op.opcode {
                     OpCode::FRcp => Alu::Rcp,
                     OpCode::FSqrt => Alu::Sqrt,
@@ -439,7 +460,7 @@ impl Lower<'_> {
                 self.alu(alu, &[&a], width)
             }
             OpCode::FSin | OpCode::FCos => {
-                let a = self.arg(d, 0)?;
+                let a = self.arg(d, Arith::of(op).a())?;
                 let k: Comps = (0..width).map(|_| konst(INV_TAU)).collect();
                 let k = if fits_f16(INV_TAU) {
                     k
@@ -455,18 +476,20 @@ impl Lower<'_> {
                 self.alu(alu, &[&t], width)
             }
             OpCode::FPow => {
-                let (a, b) = (self.arg(d, 0)?, self.arg(d, 1)?);
+                let bin = Arith::of(op);
+                let (a, b) = (self.arg(d, bin.a())?, self.arg(d, bin.b())?);
                 let l = self.alu(Alu::Log2, &[&a], width);
                 let p = self.alu(Alu::Mul, &[&l, &b], width);
                 self.alu(Alu::Exp2, &[&p], width)
             }
             OpCode::FFract => {
-                let a = self.arg(d, 0)?;
+                let a = self.arg(d, Arith::of(op).a())?;
                 self.alu(Alu::Fract, &[&a], width)
             }
             OpCode::FRound => {
-                let a = self.arg(d, 0)?;
-                let mode = op.operand_lit(1).unwrap_or(0);
+                let r = FRound::of(op);
+                let a = self.arg(d, r.a())?;
+                let mode = r.mode().unwrap_or(0);
                 if mode == u64::from(RoundMode::NegativeInf.0) {
                     self.alu(Alu::Floor, &[&a], width)
                 } else if mode == u64::from(RoundMode::PositiveInf.0) {
@@ -480,7 +503,8 @@ impl Lower<'_> {
                 }
             }
             OpCode::FEq | OpCode::FNe | OpCode::FLt | OpCode::FLe | OpCode::FGt | OpCode::FGe => {
-                let (a, b) = (self.arg(d, 0)?, self.arg(d, 1)?);
+                let bin = Arith::of(op);
+                let (a, b) = (self.arg(d, bin.a())?, self.arg(d, bin.b())?);
                 let (alu, x, y) = match op.opcode {
                     OpCode::FEq => (Alu::Eq, a, b),
                     OpCode::FNe => (Alu::Ne, a, b),
@@ -492,7 +516,8 @@ impl Lower<'_> {
                 self.alu(alu, &[&x, &y], width)
             }
             OpCode::BAnd | OpCode::BOr | OpCode::BEq | OpCode::BNe => {
-                let (a, b) = (self.arg(d, 0)?, self.arg(d, 1)?);
+                let bin = Arith::of(op);
+                let (a, b) = (self.arg(d, bin.a())?, self.arg(d, bin.b())?);
                 let alu = match op.opcode {
                     OpCode::BAnd => Alu::And,
                     OpCode::BOr => Alu::Or,
@@ -502,12 +527,12 @@ impl Lower<'_> {
                 self.alu(alu, &[&a, &b], width)
             }
             OpCode::BNot => {
-                let a = self.arg(d, 0)?;
+                let a = self.arg(d, Arith::of(op).a())?;
                 self.alu(Alu::Not, &[&a], width)
             }
             OpCode::Select => self.select(d, width)?,
             OpCode::DerivX | OpCode::DerivY => {
-                let a = self.arg(d, 0)?;
+                let a = self.arg(d, Deriv::of(op).value())?;
                 let na: Comps = a.iter().map(|s| s.negated()).collect();
                 if op.opcode == OpCode::DerivX {
                     self.alu(Alu::DdxRaw, &[&a, &na], width)
@@ -515,7 +540,7 @@ impl Lower<'_> {
                     self.alu(Alu::DdyRaw, &[&na, &a], width)
                 }
             }
-            OpCode::ConvertFtoF => self.arg(d, 0)?,
+            OpCode::ConvertFtoF => self.arg(d, Arith::of(op).a())?,
             OpCode::InputLoad => self.input_load(d)?,
             OpCode::BufferLoad => self.buffer_load(d)?,
             OpCode::OutputStore => {
@@ -714,7 +739,12 @@ impl Lower<'_> {
     }
 
     fn select(&mut self, d: SsaDef, width: u8) -> Result<Comps, Diagnostic> {
-        let (c, a, b) = (self.arg(d, 0)?, self.arg(d, 1)?, self.arg(d, 2)?);
+        let sel = Select::of(self.m.op(d));
+        let (c, a, b) = (
+            self.arg(d, sel.cond())?,
+            self.arg(d, sel.if_true())?,
+            self.arg(d, sel.if_false())?,
+        );
         let uniform_cond = c.iter().all(|s| *s == c[0]);
         if !uniform_cond || (width > 1 && !(gather(&a).is_some() && gather(&b).is_some())) {
             let mut out = Comps::new();
@@ -774,16 +804,15 @@ impl Lower<'_> {
 
     fn input_load(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
         let op = self.m.op(d);
-        let decl = op
-            .operand_def(0)
-            .ok_or_else(|| self.diag(d, "no declaration"))?;
+        let load = Load::of(op);
+        let decl = load.base().ok_or_else(|| self.diag(d, "no declaration"))?;
         let dop = self.m.op(decl);
         let width = flat_size(&op.ty).unwrap_or(0) as u8;
-        let addr = op.operand_def(1);
+        let addr = load.address();
         match dop.opcode {
             OpCode::DclInput => {
-                let loc = dop.operand_lit(1).unwrap_or(0) as u32;
-                let c0 = dop.operand_lit(2).unwrap_or(0) as u8;
+                let loc = DclInput::of(dop).location().unwrap_or(0) as u32;
+                let c0 = DclInput::of(dop).component().unwrap_or(0) as u8;
                 let n = flat_size(&dop.ty).unwrap_or(0) as u8;
                 if dop.ty.is_array() || n > 4 {
                     return Err(self.diag(d, "input arrays"));
@@ -843,8 +872,8 @@ impl Lower<'_> {
                 }
             }
             OpCode::DclInputBuiltIn => {
-                let b = dop
-                    .operand_lit(1)
+                let b = DclInputBuiltIn::of(dop)
+                    .builtin()
                     .and_then(BuiltIn::from_u64)
                     .ok_or_else(|| self.diag(d, "invalid built-in"))?;
                 match b {
@@ -912,14 +941,17 @@ impl Lower<'_> {
             Some(a) => {
                 let aop = self.m.op(a);
                 if aop.opcode == OpCode::CompositeConstruct {
-                    let c = super::io::const_index(self.m, aop.operand_def(1))
+                    let members = CompositeConstruct::of(aop).members();
+                    let member = |i: usize| members.get(i).and_then(|o| o.as_ref());
+                    let (elem, comp) = (member(0), member(1));
+                    let c = super::io::const_index(self.m, comp)
                         .ok_or_else(|| self.diag(d, "dynamic component index"))?;
-                    (aop.operand_def(0), c as u8)
+                    (elem, c as u8)
                 } else if flat_size(&aop.ty) == Some(2) {
                     if aop.opcode != OpCode::Constant {
                         return Err(self.diag(d, "vector address"));
                     }
-                    let c = aop.operand_lit(1).unwrap_or(0);
+                    let c = Constant::of(aop).scalar(1).unwrap_or(0);
                     (None, c as u8)
                 } else {
                     (Some(a), 0)
@@ -928,7 +960,7 @@ impl Lower<'_> {
         };
         let swz_base = comp;
         let const_elem = match (elem, addr) {
-            (None, Some(a)) => self.m.op(a).operand_lit(0),
+            (None, Some(a)) => Constant::try_of(self.m.op(a)).and_then(|c| c.scalar(0)),
             _ => super::io::const_index(self.m, elem),
         };
         let (slot, offset) = match const_elem {
@@ -971,9 +1003,10 @@ impl Lower<'_> {
 
     fn buffer_load(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
         let op = self.m.op(d);
-        let desc = op.operand_def(0).map(|x| self.m.op(x));
+        let load = AlignedLoad::of(op);
+        let desc = load.base().map(|x| self.m.op(x));
         let decl = match desc {
-            Some(dop) if dop.opcode == OpCode::DescriptorLoad => dop.operand_def(0),
+            Some(dop) if dop.opcode == OpCode::DescriptorLoad => DescriptorLoad::of(dop).decl(),
             _ => None,
         }
         .ok_or_else(|| self.diag(d, "buffer load without a descriptor"))?;
@@ -984,25 +1017,23 @@ impl Lower<'_> {
             return Err(self.diag(d, "integer constant-buffer data"));
         }
         let width = flat_size(&op.ty).unwrap_or(0) as u8;
-        self.uniform_load(d, decl, op.operand_def(1), width)
+        self.uniform_load(d, decl, load.address(), width)
     }
 
     fn output_store(&mut self, d: SsaDef) -> Result<(), Diagnostic> {
-        let op = self.m.op(d);
-        let decl = op
-            .operand_def(0)
-            .ok_or_else(|| self.diag(d, "no declaration"))?;
+        let store = Store::of(self.m.op(d));
+        let decl = store.base().ok_or_else(|| self.diag(d, "no declaration"))?;
         let out = *self
             .outputs
             .get(&decl)
             .ok_or_else(|| self.diag(d, "store to an undeclared output"))?;
-        let first = match op.operand_def(1) {
+        let first = match store.address() {
             None => 0,
             Some(a) => super::io::const_index(self.m, Some(a))
                 .ok_or_else(|| self.diag(d, "dynamically indexed output"))?
                 as u8,
         };
-        let value_def = op.operand_def(2).ok_or_else(|| self.diag(d, "no value"))?;
+        let value_def = store.value().ok_or_else(|| self.diag(d, "no value"))?;
         let vals = self.value(value_def)?;
         // Let the op computing the value write the output register directly.
         if self.m.uses(value_def).len() == 1 {
@@ -1046,19 +1077,19 @@ impl Lower<'_> {
         if dl.opcode != OpCode::DescriptorLoad {
             return Err(self.diag(d, "resource not from a descriptor load"));
         }
-        let decl = dl
-            .operand_def(0)
-            .ok_or_else(|| self.diag(d, "no declaration"))?;
+        let dl = DescriptorLoad::of(dl);
+        let decl = dl.decl().ok_or_else(|| self.diag(d, "no declaration"))?;
         let dop = self.m.op(decl);
         if dop.opcode != want {
             return Err(self.diag(d, "unexpected descriptor kind"));
         }
-        let idx = super::io::const_index(self.m, dl.operand_def(1))
+        let binding = DclBinding::of(dop);
+        let idx = super::io::const_index(self.m, dl.index())
             .ok_or_else(|| self.diag(d, "dynamically indexed descriptor"))?;
         Ok((
             ResourceBinding {
-                space: dop.operand_lit(1).unwrap_or(0) as u32,
-                register: (dop.operand_lit(2).unwrap_or(0) + idx) as u32,
+                space: binding.space().unwrap_or(0) as u32,
+                register: (binding.register().unwrap_or(0) + idx) as u32,
             },
             decl,
         ))
@@ -1066,18 +1097,15 @@ impl Lower<'_> {
 
     fn sample(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
         let op = self.m.op(d).clone();
-        let tex = op
-            .operand_def(0)
+        let sample = ImageSample::of(&op);
+        let tex = sample
+            .descriptor()
             .ok_or_else(|| self.diag(d, "no texture"))?;
-        let smp = op
-            .operand_def(1)
-            .ok_or_else(|| self.diag(d, "no sampler"))?;
+        let smp = sample.sampler().ok_or_else(|| self.diag(d, "no sampler"))?;
         let (tb, tdecl) = self.binding_of(tex, OpCode::DclSrv)?;
         let (sb, _) = self.binding_of(smp, OpCode::DclSampler)?;
-        let kind = self
-            .m
-            .op(tdecl)
-            .operand_lit(4)
+        let kind = DclBinding::of(self.m.op(tdecl))
+            .kind()
             .and_then(ResourceKind::from_u64)
             .ok_or_else(|| self.diag(d, "unknown resource kind"))?;
         let (skind, ty, n) = match kind {
@@ -1085,22 +1113,22 @@ impl Lower<'_> {
             ResourceKind::ImageCube => (SamplerKind::Cube, SamplerType::Cube, 3),
             k => return Err(self.diag(d, format!("sampling {k:?} images"))),
         };
-        for (i, what) in [
-            (2, "array layer"),
-            (4, "texel offset"),
-            (7, "LOD clamp"),
-            (8, "explicit gradients"),
-            (9, "explicit gradients"),
-            (10, "depth comparison"),
+        for (operand, what) in [
+            (sample.layer(), "array layer"),
+            (sample.offset(), "texel offset"),
+            (sample.lod_clamp(), "LOD clamp"),
+            (sample.dx(), "explicit gradients"),
+            (sample.dy(), "explicit gradients"),
+            (sample.depth_compare(), "depth comparison"),
         ] {
-            if op.operand_def(i).is_some() {
+            if operand.is_some() {
                 return Err(self.diag(d, format!("sampling with {what}")));
             }
         }
         if flat_size(&op.ty) != Some(4) {
             return Err(self.diag(d, "sparse or non-vec4 sample result"));
         }
-        let coord = self.arg(d, 3)?;
+        let coord = self.arg(d, sample.coord())?;
         if coord.len() < n {
             return Err(self.diag(d, "too few coordinates"));
         }
@@ -1114,7 +1142,7 @@ impl Lower<'_> {
                 Coords::Reg(self.in_register(s, n as u8))
             }
         };
-        let lod = match (op.operand_def(5), op.operand_def(6)) {
+        let lod = match (sample.lod(), sample.lod_bias()) {
             (Some(l), _) => {
                 let s = self.value(l)?[0];
                 let (v, c) = self.cond_reg(s);
@@ -1168,7 +1196,7 @@ impl Lower<'_> {
         for &u in self.m.uses(d) {
             let op = self.m.op(u);
             let idx = (op.opcode == OpCode::CompositeExtract)
-                .then(|| super::io::const_index(self.m, op.operand_def(1)))
+                .then(|| super::io::const_index(self.m, CompositeExtract::of(op).address()))
                 .flatten();
             match idx {
                 Some(i) if i < u64::from(n) => mask |= 1 << i,

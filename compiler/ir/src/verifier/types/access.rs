@@ -6,6 +6,7 @@
 //! `Constant` or a `CompositeConstruct` of constants.
 
 use crate::entities::SsaDef;
+use crate::format::{CompositeConstruct, Constant, DescriptorLoad};
 use crate::module::Module;
 use crate::opcode::OpCode;
 use crate::types::Type;
@@ -14,12 +15,13 @@ use crate::types::Type;
 fn component(m: &Module, addr: SsaDef, k: usize) -> Option<u64> {
     let op = m.op(addr);
     match op.opcode {
-        OpCode::Constant => op.operand_lit(k),
+        OpCode::Constant => Constant::of(op).scalar(k),
         OpCode::CompositeConstruct => {
-            let c = op.operand_def(k).filter(|&c| m.is_live(c))?;
+            let members = CompositeConstruct::of(op).members();
+            let c = members.get(k)?.as_ref().filter(|&c| m.is_live(c))?;
             let cop = m.op(c);
             (cop.opcode == OpCode::Constant && cop.operands.len() == 1)
-                .then(|| cop.operand_lit(0))
+                .then(|| Constant::of(cop).scalar(0))
                 .flatten()
         }
         _ if op.ty.as_basic().is_some_and(|b| !b.is_vector()) && k == 0 => None,
@@ -78,8 +80,5 @@ pub(super) fn addressed_type(
 /// The resource declaration behind a descriptor value (a `DescriptorLoad`).
 pub(super) fn descriptor_decl(m: &Module, d: SsaDef) -> Option<SsaDef> {
     let op = m.op(d);
-    (op.opcode == OpCode::DescriptorLoad)
-        .then(|| op.operand_def(0))
-        .flatten()
-        .filter(|&x| m.is_live(x))
+    DescriptorLoad::try_of(op)?.decl().filter(|&x| m.is_live(x))
 }

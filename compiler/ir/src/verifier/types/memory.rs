@@ -4,6 +4,7 @@
 use super::access::{addressed_type, descriptor_decl};
 use super::{compat, int, scalar_compat, Rules};
 use crate::flags::OpFlags;
+use crate::format::slots;
 use crate::opcode::OpCode;
 use crate::types::{ScalarType, Type};
 
@@ -25,7 +26,9 @@ impl Rules<'_, '_> {
     pub(super) fn descriptor_load(&mut self) {
         use OpCode as O;
         let m = self.cx.m;
-        let Some(decl) = self.arg(0) else { return };
+        let Some(decl) = self.arg(slots::DescriptorLoad.decl) else {
+            return;
+        };
         let want = match m.opcode(decl) {
             O::DclSampler => ScalarType::Sampler,
             O::DclCbv => ScalarType::Cbv,
@@ -35,20 +38,25 @@ impl Rules<'_, '_> {
             _ => ScalarType::InputTarget,
         };
         self.want_result_is(&Type::scalar(want));
-        self.want_arg(1, int, "an integer");
+        self.want_arg(slots::DescriptorLoad.index, int, "an integer");
     }
 
     /// Loads and stores addressing into a declaration or pointer (operand 0).
     pub(super) fn load_store(&mut self, value: Option<usize>) {
         let m = self.cx.m;
-        let Some(base) = self.arg(0) else { return };
+        let Some(base) = self.arg(slots::Load.base) else {
+            return;
+        };
         let base_ty = m.ty(base).clone();
         self.access(&base_ty, value, false);
     }
 
     pub(super) fn buffer_access(&mut self, value: Option<usize>) {
-        self.want_descriptor(0);
-        let Some(decl) = self.arg(0).and_then(|d| descriptor_decl(self.cx.m, d)) else {
+        self.want_descriptor(slots::AlignedLoad.base);
+        let Some(decl) = self
+            .arg(slots::AlignedLoad.base)
+            .and_then(|d| descriptor_decl(self.cx.m, d))
+        else {
             return;
         };
         let base_ty = self.cx.m.ty(decl).clone();
@@ -60,7 +68,7 @@ impl Rules<'_, '_> {
 
     fn access(&mut self, base: &Type, value: Option<usize>, vector_ok: bool) {
         let m = self.cx.m;
-        let addr = self.arg(1);
+        let addr = self.arg(slots::Load.address);
         let target = match addressed_type(m, base, addr) {
             Ok(Some(t)) => t,
             Ok(None) => return,
@@ -94,7 +102,10 @@ impl Rules<'_, '_> {
         if let Some(v) = value.and_then(|i| self.arg(i)) {
             let vop = m.op(v);
             if vop.opcode == OpCode::TmpLoad {
-                if let Some(tmp) = vop.operand_def(0).filter(|&t| m.is_live(t)) {
+                if let Some(tmp) = crate::format::TmpLoad::of(vop)
+                    .var()
+                    .filter(|&t| m.is_live(t))
+                {
                     if compat(m.ty(tmp), &target) {
                         return;
                     }
@@ -114,7 +125,10 @@ impl Rules<'_, '_> {
     pub(super) fn composite_access(&mut self) {
         let m = self.cx.m;
         let insert = self.opcode() == OpCode::CompositeInsert;
-        let (Some(c), Some(addr)) = (self.arg_ty(0), self.arg(1)) else {
+        let (Some(c), Some(addr)) = (
+            self.arg_ty(slots::CompositeInsert.composite),
+            self.arg(slots::CompositeInsert.address),
+        ) else {
             return;
         };
         let target = match addressed_type(m, &c, Some(addr)) {
@@ -124,7 +138,11 @@ impl Rules<'_, '_> {
         };
         if insert {
             self.want_result_is(&c);
-            self.want_arg_is(2, &target, " (the addressed type)");
+            self.want_arg_is(
+                slots::CompositeInsert.value,
+                &target,
+                " (the addressed type)",
+            );
         } else {
             self.want_result_is(&target);
         }

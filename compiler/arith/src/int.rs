@@ -23,6 +23,7 @@ fn sext(v: u64, w: u32) -> i64 {
 }
 
 /// The integer type an op computes in (Unknown counts as u32).
+#[inline]
 pub fn int_type(t: ScalarType) -> ScalarType {
     let t = crate::value::effective(t);
     if t.is_int() {
@@ -33,6 +34,7 @@ pub fn int_type(t: ScalarType) -> ScalarType {
 }
 
 /// Evaluates a per-component integer or bitwise op with result type `t`.
+#[inline]
 pub fn int_op(op: OpCode, t: ScalarType, args: &[Scalar]) -> Option<Scalar> {
     let t = int_type(t);
     let w = bit_width(t);
@@ -121,6 +123,7 @@ pub fn int_op(op: OpCode, t: ScalarType, args: &[Scalar]) -> Option<Scalar> {
 
 /// `IAddCarry`, `ISubBorrow`, `SMulExtended`, `UMulExtended` on 32-bit operands:
 /// (low, high/carry/borrow).
+#[inline]
 pub fn extended(op: OpCode, a: Scalar, b: Scalar) -> Option<(u32, u32)> {
     let (x, y) = (a.bits() as u32, b.bits() as u32);
     Some(match op {
@@ -145,6 +148,7 @@ pub fn extended(op: OpCode, a: Scalar, b: Scalar) -> Option<(u32, u32)> {
 }
 
 /// Integer comparisons; `t` is the operand type.
+#[inline]
 pub fn compare(op: OpCode, t: ScalarType, a: Scalar, b: Scalar) -> Option<bool> {
     let w = bit_width(int_type(t));
     let m = mask(w);
@@ -166,6 +170,7 @@ pub fn compare(op: OpCode, t: ScalarType, a: Scalar, b: Scalar) -> Option<bool> 
 }
 
 /// Boolean ops.
+#[inline]
 pub fn bool_op(op: OpCode, a: bool, b: bool) -> Option<bool> {
     Some(match op {
         OpCode::BAnd => a && b,

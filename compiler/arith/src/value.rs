@@ -28,6 +28,7 @@ pub enum Scalar {
 }
 
 impl PartialEq for Scalar {
+    #[inline]
     fn eq(&self, o: &Scalar) -> bool {
         self.ty() == o.ty() && self.bits() == o.bits()
     }
@@ -36,6 +37,7 @@ impl Eq for Scalar {}
 
 /// The type a scalar type is evaluated as: min-precision types become the 16-bit types that
 /// `LowerMin16Pass` uses with its default options; descriptors and void map to themselves.
+#[inline]
 pub fn effective(t: ScalarType) -> ScalarType {
     match t {
         ScalarType::MinF16 | ScalarType::MinF10 => ScalarType::F16,
@@ -46,6 +48,7 @@ pub fn effective(t: ScalarType) -> ScalarType {
 }
 
 /// Bit width of an (effective) scalar type as held in a [`Scalar`]; bool counts as 1.
+#[inline]
 pub fn bit_width(t: ScalarType) -> u32 {
     match effective(t) {
         ScalarType::Bool => 1,
@@ -57,6 +60,7 @@ pub fn bit_width(t: ScalarType) -> u32 {
 }
 
 /// Mask of the low `bits` bits.
+#[inline]
 pub fn mask(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX
@@ -67,6 +71,7 @@ pub fn mask(bits: u32) -> u64 {
 
 impl Scalar {
     /// The scalar type.
+    #[inline]
     pub fn ty(self) -> ScalarType {
         match self {
             Scalar::Bool(_) => ScalarType::Bool,
@@ -86,6 +91,7 @@ impl Scalar {
     }
 
     /// The raw bits, zero-extended (bool: 0/1).
+    #[inline]
     pub fn bits(self) -> u64 {
         match self {
             Scalar::Bool(b) => b as u64,
@@ -106,6 +112,7 @@ impl Scalar {
 
     /// A scalar of type `t` from raw bits (truncated to the width; bool: nonzero). Types that
     /// have no scalar values (void, descriptors) give `Unknown`.
+    #[inline]
     pub fn from_bits(t: ScalarType, b: u64) -> Scalar {
         match effective(t) {
             ScalarType::Bool => Scalar::Bool(b != 0),
@@ -125,11 +132,13 @@ impl Scalar {
     }
 
     /// The zero of type `t`.
+    #[inline]
     pub fn zero(t: ScalarType) -> Scalar {
         Scalar::from_bits(t, 0)
     }
 
     /// The bits sign-extended to 64 bits if the type is signed.
+    #[inline]
     pub fn sext_bits(self) -> u64 {
         let w = bit_width(self.ty());
         let b = self.bits();
@@ -141,11 +150,13 @@ impl Scalar {
     }
 
     /// Truthiness for bool (or nonzero bits for anything else).
+    #[inline]
     pub fn as_bool(self) -> bool {
         self.bits() != 0
     }
 
     /// Convenience: an `f32` scalar's value (bits reinterpreted).
+    #[inline]
     pub fn as_f32(self) -> f32 {
         f32::from_bits(self.bits() as u32)
     }
@@ -186,28 +197,35 @@ pub enum Value {
 }
 
 impl Value {
+    #[inline]
     pub fn f32(v: f32) -> Value {
         Value::Scalar(Scalar::F32(v))
     }
+    #[inline]
     pub fn u32(v: u32) -> Value {
         Value::Scalar(Scalar::U32(v))
     }
+    #[inline]
     pub fn i32(v: i32) -> Value {
         Value::Scalar(Scalar::I32(v))
     }
+    #[inline]
     pub fn bool(v: bool) -> Value {
         Value::Scalar(Scalar::Bool(v))
     }
     /// An `f32` vector (or scalar if one component).
+    #[inline]
     pub fn f32s(v: &[f32]) -> Value {
         Value::from_components(v.iter().map(|&x| Scalar::F32(x)).collect())
     }
     /// A `u32` vector (or scalar if one component).
+    #[inline]
     pub fn u32s(v: &[u32]) -> Value {
         Value::from_components(v.iter().map(|&x| Scalar::U32(x)).collect())
     }
 
     /// A scalar (one component) or a vector.
+    #[inline]
     pub fn from_components(c: SmallVec<[Scalar; 4]>) -> Value {
         if c.len() == 1 {
             Value::Scalar(c[0])
@@ -217,6 +235,7 @@ impl Value {
     }
 
     /// The components of a scalar or vector (`None` for anything else).
+    #[inline]
     pub fn components(&self) -> Option<SmallVec<[Scalar; 4]>> {
         match self {
             Value::Scalar(s) => Some(smallvec::smallvec![*s]),
@@ -225,6 +244,7 @@ impl Value {
         }
     }
 
+    #[inline]
     pub fn as_scalar(&self) -> Option<Scalar> {
         match self {
             Value::Scalar(s) => Some(*s),
@@ -235,6 +255,7 @@ impl Value {
 
     /// Visits every scalar in flattened order (vector components, struct members, array
     /// elements outermost first) — the order of `Constant` literals.
+    #[inline]
     pub fn flatten(&self, out: &mut Vec<Scalar>) {
         match self {
             Value::Void | Value::Descriptor(_) => {}
@@ -247,6 +268,7 @@ impl Value {
 
 /// Builds a value of type `ty` from flattened scalars produced by `next` (called once per
 /// scalar with its scalar type). Unbounded arrays get `unbounded_len` elements.
+#[inline]
 pub fn build_value(
     ty: &Type,
     unbounded_len: u32,
@@ -280,6 +302,7 @@ fn build_dims(
 }
 
 /// The zero value of a type (also what `Undef` evaluates to).
+#[inline]
 pub fn zero_value(ty: &Type) -> Value {
     if let Some(d) = descriptor_class(ty) {
         return Value::Descriptor(Descriptor {
@@ -292,6 +315,7 @@ pub fn zero_value(ty: &Type) -> Value {
 }
 
 /// The descriptor class of a descriptor type.
+#[inline]
 pub fn descriptor_class(ty: &Type) -> Option<DescriptorClass> {
     Some(match ty.as_basic()?.scalar_type() {
         ScalarType::Sampler => DescriptorClass::Sampler,
@@ -307,6 +331,7 @@ pub fn descriptor_class(ty: &Type) -> Option<DescriptorClass> {
 /// Decodes one `Constant` literal of type `t` (reference §A.7). Min-precision float constants
 /// hold **32-bit float bits** and are rounded (nearest-even) to the f16 they evaluate as;
 /// min-precision integers hold i32/u32 values and are truncated to 16 bits.
+#[inline]
 pub fn constant_scalar(t: ScalarType, lit: u64) -> Scalar {
     match t {
         ScalarType::MinF16 | ScalarType::MinF10 => {
@@ -317,6 +342,7 @@ pub fn constant_scalar(t: ScalarType, lit: u64) -> Scalar {
 }
 
 /// Decodes the literals of a `Constant` op. `None` if the literal count does not match.
+#[inline]
 pub fn constant_value(ty: &Type, lits: &[u64]) -> Option<Value> {
     if ty.flattened_scalar_count()? != lits.len() as u64 {
         return None;

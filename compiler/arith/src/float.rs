@@ -24,6 +24,7 @@ use half::f16;
 use irc_ir::{OpCode, ScalarType};
 
 /// The float type an op computes in: f16/f32/f64; anything else (Unknown) counts as f32.
+#[inline]
 pub fn float_type(t: ScalarType) -> ScalarType {
     match crate::value::effective(t) {
         ScalarType::F16 => ScalarType::F16,
@@ -33,6 +34,7 @@ pub fn float_type(t: ScalarType) -> ScalarType {
 }
 
 /// The value of `s` read as a float of type `t` (bits reinterpreted).
+#[inline]
 pub fn to_f64(s: Scalar, t: ScalarType) -> f64 {
     match s {
         Scalar::F16(v) if float_type(t) == ScalarType::F16 => v.to_f64(),
@@ -47,6 +49,7 @@ pub fn to_f64(s: Scalar, t: ScalarType) -> f64 {
 }
 
 /// Rounds `x` to float type `t` (nearest-even).
+#[inline]
 pub fn from_f64(x: f64, t: ScalarType) -> Scalar {
     match float_type(t) {
         ScalarType::F16 => Scalar::F16(f16::from_f64(x)),
@@ -56,11 +59,13 @@ pub fn from_f64(x: f64, t: ScalarType) -> Scalar {
 }
 
 /// Rounds `x` through type `t` and back.
+#[inline]
 pub fn round_to(x: f64, t: ScalarType) -> f64 {
     to_f64(from_f64(x, t), t)
 }
 
 /// Largest finite value of float type `t`.
+#[inline]
 pub fn max_finite(t: ScalarType) -> f64 {
     match float_type(t) {
         ScalarType::F16 => f16::MAX.to_f64(),
@@ -78,6 +83,7 @@ fn sign_bit(t: ScalarType) -> u64 {
 }
 
 /// IEEE minNum with −0 < +0.
+#[inline]
 pub fn fmin(a: f64, b: f64) -> f64 {
     if a.is_nan() {
         b
@@ -93,6 +99,7 @@ pub fn fmin(a: f64, b: f64) -> f64 {
 }
 
 /// IEEE maxNum with +0 > −0.
+#[inline]
 pub fn fmax(a: f64, b: f64) -> f64 {
     if a.is_nan() {
         b
@@ -109,6 +116,7 @@ pub fn fmax(a: f64, b: f64) -> f64 {
 
 /// D3D9 multiply: zero if either operand is ±0, computed exactly like dxbc-spirv's lowering
 /// `a' = (b == 0 ? +0 : a)`, `b' = (a == 0 ? +0 : b)`, `a' · b'` (so `−0 · 5 = −0`).
+#[inline]
 pub fn mul_legacy(a: f64, b: f64, t: ScalarType) -> f64 {
     let a2 = if b == 0.0 { 0.0 } else { a };
     let b2 = if a == 0.0 { 0.0 } else { b };
@@ -116,6 +124,7 @@ pub fn mul_legacy(a: f64, b: f64, t: ScalarType) -> f64 {
 }
 
 /// `FLog2Legacy`: `abs(a) ≠ 0 ? log2(abs(a)) : −MAX`, NaN propagates.
+#[inline]
 pub fn log2_legacy(a: f64, t: ScalarType) -> f64 {
     if a.abs() != 0.0 || a.is_nan() {
         round_to(a.abs().log2(), t)
@@ -126,6 +135,7 @@ pub fn log2_legacy(a: f64, t: ScalarType) -> f64 {
 
 /// Evaluates a per-component float op. `args` are the operand components, `lit` the literal
 /// operand (FRound mode). `None` for an opcode that is not a component-wise float op.
+#[inline]
 pub fn float_op(op: OpCode, t: ScalarType, args: &[Scalar], lit: u64) -> Option<Scalar> {
     let t = float_type(t);
     let x = |i: usize| args.get(i).map_or(0.0, |&s| to_f64(s, t));
@@ -187,6 +197,7 @@ pub fn float_op(op: OpCode, t: ScalarType, args: &[Scalar], lit: u64) -> Option<
 }
 
 /// `FDot`, `FDotLegacy`, `FDotAdd`, `FDotAddLegacy`: the rounded mul/mad chain.
+#[inline]
 pub fn dot(op: OpCode, t: ScalarType, a: &[Scalar], b: &[Scalar], c: Option<Scalar>) -> Scalar {
     let t = float_type(t);
     let legacy = matches!(op, OpCode::FDotLegacy | OpCode::FDotAddLegacy);
@@ -209,6 +220,7 @@ pub fn dot(op: OpCode, t: ScalarType, a: &[Scalar], b: &[Scalar], c: Option<Scal
 }
 
 /// Float comparisons (ordered except `FNe`) and `FIsNan`; `t` is the operand type.
+#[inline]
 pub fn compare(op: OpCode, t: ScalarType, a: Scalar, b: Scalar) -> Option<bool> {
     let (x, y) = (to_f64(a, t), to_f64(b, t));
     Some(match op {

@@ -17,6 +17,7 @@ use irc_ir::{BasicType, ScalarType, Type};
 use smallvec::SmallVec;
 
 /// Size in bytes of a scalar in byte storage.
+#[inline]
 pub fn scalar_size(t: ScalarType) -> u64 {
     match effective(t) {
         ScalarType::I8 | ScalarType::U8 => 1,
@@ -43,6 +44,7 @@ fn element_layout(members: &[BasicType]) -> (u64, u64) {
 }
 
 /// Byte size of a type (unbounded arrays count one element).
+#[inline]
 pub fn type_size(ty: &Type) -> u64 {
     let (mut s, _) = element_layout(ty.members());
     for &d in ty.array_dims() {
@@ -76,6 +78,7 @@ pub enum ByteAddr {
 
 /// Resolves `idx` in a storage object of type `ty`. `Err` if the chain is malformed (too many
 /// indices, struct member out of range), which is a bad module rather than a robust access.
+#[inline]
 pub fn byte_offset(ty: &Type, idx: &[u64]) -> Result<ByteAddr, &'static str> {
     let mut off = 0u64;
     let mut dims: Vec<u32> = ty.array_dims().to_vec();
@@ -134,6 +137,7 @@ fn addr(off: u64, oob: bool) -> ByteAddr {
 }
 
 /// Reads a scalar of type `t` at byte `off` (zero if out of range).
+#[inline]
 pub fn read_scalar(bytes: &[u8], off: u64, t: ScalarType) -> Scalar {
     let n = scalar_size(t);
     let mut v = 0u64;
@@ -151,6 +155,7 @@ pub fn read_scalar(bytes: &[u8], off: u64, t: ScalarType) -> Scalar {
 }
 
 /// Writes a scalar at byte `off` (dropped if out of range).
+#[inline]
 pub fn write_scalar(bytes: &mut [u8], off: u64, s: Scalar) {
     let n = scalar_size(s.ty());
     let end = off.checked_add(n);
@@ -164,6 +169,7 @@ pub fn write_scalar(bytes: &mut [u8], off: u64, s: Scalar) {
 }
 
 /// Reads a value of type `ty` laid out at `off`.
+#[inline]
 pub fn read_typed(bytes: &[u8], off: ByteAddr, ty: &Type) -> Value {
     let ByteAddr::At(off) = off else {
         return crate::value::zero_value(ty);
@@ -205,6 +211,7 @@ pub fn read_typed(bytes: &[u8], off: ByteAddr, ty: &Type) -> Value {
 
 /// Writes `v` at `off`: scalars and vectors consecutively, composites member by member with
 /// the layout of their own types (scalar alignment).
+#[inline]
 pub fn write_value(bytes: &mut [u8], off: ByteAddr, v: &Value) {
     let ByteAddr::At(off) = off else { return };
     write_at(bytes, off, v);
@@ -238,6 +245,7 @@ fn write_at(bytes: &mut [u8], off: u64, v: &Value) -> u64 {
 
 /// Reads the part of `v` at `idx`, taking `n` consecutive components if the chain ends at a
 /// vector component and `n > 1`. `None` if out of range.
+#[inline]
 pub fn value_get(v: &Value, idx: &[u64], n: usize) -> Option<Value> {
     let Some((&last, init)) = idx.split_last() else {
         return Some(v.clone());
@@ -268,6 +276,7 @@ pub fn value_get(v: &Value, idx: &[u64], n: usize) -> Option<Value> {
 
 /// Writes `new` at `idx` in `v` (consecutive components for a vector written to a component).
 /// `None` if out of range.
+#[inline]
 pub fn value_set(v: &mut Value, idx: &[u64], new: Value) -> Option<()> {
     let Some((&last, init)) = idx.split_last() else {
         *v = new;
@@ -301,11 +310,13 @@ pub fn value_set(v: &mut Value, idx: &[u64], new: Value) -> Option<()> {
 }
 
 /// Converts the bytes of a dword array to a byte vector.
+#[inline]
 pub fn dwords_to_bytes(d: &[u32]) -> Vec<u8> {
     d.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
 /// Converts bytes back to dwords (zero-padded).
+#[inline]
 pub fn bytes_to_dwords(b: &[u8]) -> Vec<u32> {
     b.chunks(4)
         .map(|c| {

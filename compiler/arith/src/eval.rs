@@ -13,7 +13,8 @@
 use crate::access::{value_get, value_set};
 use crate::value::{bit_width, effective, mask, zero_value, Scalar, Value};
 use crate::{convert, float, int};
-use irc_ir::{Op, OpCode, ScalarType, Type};
+use irc_ir::format::{slots, FRound};
+use irc_ir::{Attrs, Op, OpCode, ScalarType, Type};
 use smallvec::SmallVec;
 
 /// The scalar type of an op's result (for composites: of its first member).
@@ -70,6 +71,7 @@ fn array_index_out_of_range(ty: &Type, address: &[u64]) -> bool {
 /// operands before the first literal; none may be null). `None` if the op is not pure, or its
 /// operands do not fit it (where a run would trap). `operand0_ty` is the type of operand 0
 /// (only `ConstantLoad` reads it: an out-of-range array index reads zero).
+#[inline]
 pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
     let t = rt(op);
     let len = result_len(op);
@@ -85,26 +87,30 @@ pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
         OpCode::ConvertItoI => map(len, &args[..1], |a| Some(convert::i_to_i(a[0], t)))?,
         OpCode::ConsumeAs => map(len, &args[..1], |a| Some(convert::consume_as(a[0], t)))?,
         OpCode::ConvertF32toPackedF16 => {
-            let c = arg(0)?.components()?;
+            let c = arg(slots::Arith.a)?.components()?;
             let (a, b) = (c[0], c.get(1).copied().unwrap_or(Scalar::F32(0.0)));
             Value::Scalar(Scalar::from_bits(t, convert::pack_f16(a, b) as u64))
         }
         OpCode::ConvertPackedF16toF32 => {
-            let (a, b) = convert::unpack_f16(arg(0)?.as_scalar()?.bits() as u32);
+            let (a, b) = convert::unpack_f16(arg(slots::Arith.a)?.as_scalar()?.bits() as u32);
             Value::f32s(&[a, b])
         }
         OpCode::Cast => {
             let mut flat = Vec::new();
-            arg(0)?.flatten(&mut flat);
+            arg(slots::Arith.a)?.flatten(&mut flat);
             let c = convert::cast(&flat, t, len)?;
             Value::from_components(c.into_iter().collect())
         }
         OpCode::CompositeInsert => {
-            let mut c = arg(0)?.clone();
-            value_set(&mut c, &address(arg(1)?)?, arg(2)?.clone())?;
+            let s = slots::CompositeInsert;
+            let mut c = arg(s.composite)?.clone();
+            value_set(&mut c, &address(arg(s.address)?)?, arg(s.value)?.clone())?;
             c
         }
-        OpCode::CompositeExtract => value_get(arg(0)?, &address(arg(1)?)?, len)?,
+        OpCode::CompositeExtract => {
+            let s = slots::CompositeExtract;
+            value_get(arg(s.composite)?, &address(arg(s.address)?)?, len)?
+        }
         OpCode::CompositeConstruct => {
             if op.ty.as_basic().is_some() {
                 let mut c = SmallVec::new();
@@ -117,20 +123,14 @@ pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
             }
         }
         OpCode::ConstantLoad => {
-            let a = address(arg(1)?)?;
-            match value_get(arg(0)?, &a, len) {
+            let a = address(arg(slots::Load.address)?)?;
+            match value_get(arg(slots::Load.base)?, &a, len) {
                 Some(v) => v,
                 None if array_index_out_of_range(operand0_ty, &a) => zero_value(&op.ty),
                 None => return None,
             }
         }
-        OpCode::FEq
-        | OpCode::FNe
-        | OpCode::FLt
-        | OpCode::FLe
-        | OpCode::FGt
-        | OpCode::FGe
-        | OpCode::FIsNan => map(len, args, |a| {
+        o if o.is(Attrs::FLOAT | Attrs::COMPARE) => map(len, args, |a| {
             Some(Scalar::Bool(float::compare(
                 op.opcode,
                 a[0].ty(),
@@ -138,16 +138,7 @@ pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
                 *a.get(1).unwrap_or(&a[0]),
             )?))
         })?,
-        OpCode::IEq
-        | OpCode::INe
-        | OpCode::SLt
-        | OpCode::SLe
-        | OpCode::SGt
-        | OpCode::SGe
-        | OpCode::ULt
-        | OpCode::ULe
-        | OpCode::UGt
-        | OpCode::UGe => map(len, args.get(..2)?, |a| {
+        o if o.is(Attrs::INT | Attrs::COMPARE) => map(len, args.get(..2)?, |a| {
             Some(Scalar::Bool(int::compare(
                 op.opcode,
                 a[0].ty(),
@@ -164,52 +155,28 @@ pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
                 )?))
             })?
         }
-        OpCode::Select => match arg(0)? {
+        OpCode::Select => match arg(slots::Select.cond)? {
             Value::Scalar(c) => {
                 if c.as_bool() {
-                    arg(1)?.clone()
+                    arg(slots::Select.if_true)?.clone()
                 } else {
-                    arg(2)?.clone()
+                    arg(slots::Select.if_false)?.clone()
                 }
             }
             _ => map(len, args.get(..3)?, |a| {
                 Some(if a[0].as_bool() { a[1] } else { a[2] })
             })?,
         },
-        OpCode::FAbs
-        | OpCode::FNeg
-        | OpCode::FAdd
-        | OpCode::FSub
-        | OpCode::FMul
-        | OpCode::FMulLegacy
-        | OpCode::FMad
-        | OpCode::FMadLegacy
-        | OpCode::FDiv
-        | OpCode::FRcp
-        | OpCode::FSqrt
-        | OpCode::FRsq
-        | OpCode::FExp2
-        | OpCode::FLog2
-        | OpCode::FFract
-        | OpCode::FMin
-        | OpCode::FMax
-        | OpCode::FClamp
-        | OpCode::FSin
-        | OpCode::FCos
-        | OpCode::FPow
-        | OpCode::FPowLegacy
-        | OpCode::FSgn
-        | OpCode::FLog2Legacy => map(len, args, |a| float::float_op(op.opcode, t, a, 0))?,
         OpCode::FRound => {
-            let mode = op.operand_lit(1).unwrap_or(2);
+            let mode = FRound::of(op).mode().unwrap_or(2);
             map(len, args.get(..1)?, |a| {
                 float::float_op(op.opcode, t, a, mode)
             })?
         }
         OpCode::FDot | OpCode::FDotLegacy | OpCode::FDotAdd | OpCode::FDotAddLegacy => {
-            let a = arg(0)?.components()?;
-            let b = arg(1)?.components()?;
-            let c = match arg(2) {
+            let a = arg(slots::Dot.a)?.components()?;
+            let b = arg(slots::Dot.b)?.components()?;
+            let c = match arg(slots::Dot.add) {
                 Some(c) => Some(c.as_scalar()?),
                 None => None,
             };
@@ -218,35 +185,21 @@ pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
             }
             Value::Scalar(float::dot(op.opcode, t, &a, &b, c))
         }
-        OpCode::IAnd
-        | OpCode::IOr
-        | OpCode::IXor
-        | OpCode::INot
-        | OpCode::IBitInsert
-        | OpCode::UBitExtract
-        | OpCode::SBitExtract
-        | OpCode::IShl
-        | OpCode::SShr
-        | OpCode::UShr
-        | OpCode::IBitCount
-        | OpCode::IBitReverse
-        | OpCode::IFindLsb
-        | OpCode::SFindMsb
-        | OpCode::UFindMsb
-        | OpCode::IAdd
-        | OpCode::ISub
-        | OpCode::IAbs
-        | OpCode::INeg
-        | OpCode::IMul
-        | OpCode::UDiv
-        | OpCode::UMod
-        | OpCode::SMin
-        | OpCode::SMax
-        | OpCode::SClamp
-        | OpCode::UMin
-        | OpCode::UMax
-        | OpCode::UClamp
-        | OpCode::UMSad => {
+        OpCode::IAddCarry | OpCode::ISubBorrow | OpCode::SMulExtended | OpCode::UMulExtended => {
+            let a = arg(slots::Arith.a)?.as_scalar()?;
+            let b = arg(slots::Arith.b)?.as_scalar()?;
+            let (lo, hi) = int::extended(op.opcode, a, b)?;
+            Value::Vector(smallvec::smallvec![
+                Scalar::from_bits(t, lo as u64),
+                Scalar::from_bits(t, hi as u64)
+            ])
+        }
+        // Every other float op (comparisons are above): per component (after `FRound` and the
+        // `FDot*` ops above).
+        o if o.is(Attrs::FLOAT) => map(len, args, |a| float::float_op(op.opcode, t, a, 0))?,
+        // Every other integer op (comparisons are above): per component (after the extended
+        // ops above).
+        o if o.is(Attrs::INT) => {
             if t == ScalarType::Bool {
                 // Bitwise ops on bool behave as logical ops.
                 map(len, args, |a| {
@@ -263,14 +216,7 @@ pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
                 map(len, args, |a| int::int_op(op.opcode, t, a))?
             }
         }
-        OpCode::IAddCarry | OpCode::ISubBorrow | OpCode::SMulExtended | OpCode::UMulExtended => {
-            let (a, b) = (arg(0)?.as_scalar()?, arg(1)?.as_scalar()?);
-            let (lo, hi) = int::extended(op.opcode, a, b)?;
-            Value::Vector(smallvec::smallvec![
-                Scalar::from_bits(t, lo as u64),
-                Scalar::from_bits(t, hi as u64)
-            ])
-        }
+
         OpCode::MinValue | OpCode::MaxValue => {
             let t = effective(t);
             let max = op.opcode == OpCode::MaxValue;
@@ -294,6 +240,7 @@ pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
 /// The `Constant` literals (reference §A.7) of value `v` as a constant of type `ty`: the
 /// inverse of [`crate::value::constant_value`]. `None` if `v` does not have exactly the shape
 /// and scalar types a constant of `ty` decodes to, or if the type holds no constant values.
+#[inline]
 pub fn constant_literals(ty: &Type, v: &Value) -> Option<Vec<u64>> {
     let mut flat = Vec::new();
     v.flatten(&mut flat);

@@ -20,6 +20,7 @@ use half::f16;
 use irc_ir::ScalarType;
 
 /// `ConvertFtoI` of one component to integer type `to`.
+#[inline]
 pub fn f_to_i(s: Scalar, to: ScalarType) -> Scalar {
     let x = to_f64(s, float_type(s.ty()));
     let to = crate::int::int_type(to);
@@ -50,6 +51,7 @@ pub fn f_to_i(s: Scalar, to: ScalarType) -> Scalar {
 }
 
 /// `ConvertItoF` of one component (signedness from the source type).
+#[inline]
 pub fn i_to_f(s: Scalar, to: ScalarType) -> Scalar {
     let st = crate::int::int_type(s.ty());
     let to = float_type(to);
@@ -71,6 +73,7 @@ pub fn i_to_f(s: Scalar, to: ScalarType) -> Scalar {
 }
 
 /// `ConvertFtoF` of one component.
+#[inline]
 pub fn f_to_f(s: Scalar, to: ScalarType) -> Scalar {
     let from = float_type(s.ty());
     let to = float_type(to);
@@ -81,6 +84,7 @@ pub fn f_to_f(s: Scalar, to: ScalarType) -> Scalar {
 }
 
 /// `ConvertItoI` of one component.
+#[inline]
 pub fn i_to_i(s: Scalar, to: ScalarType) -> Scalar {
     let st = crate::int::int_type(s.ty());
     let b = if st.is_signed_int() {
@@ -92,6 +96,7 @@ pub fn i_to_i(s: Scalar, to: ScalarType) -> Scalar {
 }
 
 /// f32 → f16 bits with round-toward-zero and ±65504 clamping of finite values.
+#[inline]
 pub fn f32_to_f16_rtz(x: f32) -> u16 {
     let b = x.to_bits();
     let sign = ((b >> 16) & 0x8000) as u16;
@@ -116,12 +121,14 @@ pub fn f32_to_f16_rtz(x: f32) -> u16 {
 }
 
 /// `ConvertF32toPackedF16` of a two-component vector.
+#[inline]
 pub fn pack_f16(lo: Scalar, hi: Scalar) -> u32 {
     let c = |s: Scalar| f32_to_f16_rtz(to_f64(s, ScalarType::F32) as f32) as u32;
     c(lo) | (c(hi) << 16)
 }
 
 /// `ConvertPackedF16toF32`.
+#[inline]
 pub fn unpack_f16(v: u32) -> (f32, f32) {
     (
         f16::from_bits(v as u16).to_f32(),
@@ -131,6 +138,7 @@ pub fn unpack_f16(v: u32) -> (f32, f32) {
 
 /// `Cast` of a list of components to `n` components of type `to`: bits concatenated
 /// little-endian. `None` if the total sizes differ.
+#[inline]
 pub fn cast(src: &[Scalar], to: ScalarType, n: usize) -> Option<Vec<Scalar>> {
     let sw = |t: ScalarType| {
         if effective(t) == ScalarType::Bool {
@@ -193,6 +201,7 @@ fn convert_any(s: Scalar, to: ScalarType) -> Scalar {
 }
 
 /// `ConsumeAs` of one component (reference §B.5).
+#[inline]
 pub fn consume_as(s: Scalar, to: ScalarType) -> Scalar {
     let from = effective(s.ty());
     let to = effective(to);

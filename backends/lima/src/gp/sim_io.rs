@@ -1,0 +1,233 @@
+//! The GP simulator behind the generic [`Simulator`] interface: IR-named [`SimInputs`] in,
+//! IR-named [`SimOutputs`] out, through the program's [`Reflection`]. One invocation is one
+//! vertex; each runs the program separately.
+//!
+//! Conventions (the compiler side must produce reflections that follow them):
+//! * **Attributes**: each [`VaryingBinding`] (`reflection.varyings`) names an attribute register:
+//!   `slot` = attribute vec4 `a<slot>` (0–15), component `i` of the source in lane `lane + i`. A
+//!   `Location { location, component }` source is read by absolute component (`component + i`);
+//!   a built-in from its first scalar. Values are f32 bits; an input the binding names but the
+//!   inputs lack is an error.
+//! * **Uniforms**: each [`UniformBinding`] (`reflection.uniforms`) fills uniform vec4 `slot` of
+//!   the load unit's space (`t[slot]`): `Literal` values as given; `Legacy` float registers as
+//!   f32 bits, int registers converted to float, bool registers splatted as 0.0/1.0 (0 when not
+//!   given); `ConstantBuffer` words `4·vec4_index ..` as f32 bits, `int_lanes` converted from
+//!   signed integers (0 past the end).
+//! * **Outputs**: each [`OutputBinding`] (`reflection.outputs`) names the *varying slot* its value
+//!   is stored to by the store units (`register` = `v<register>`), component `i` in lane `i`. A
+//!   component the program never stored is an error.
+//! * **Position**: varying 0 is the position. When [`GpReflection::viewport`] is `Some(s)` the
+//!   program applies the viewport epilogue of reference §10 (Mesa's `nir_lower_viewport_transform`)
+//!   with the scale vec4 in uniform slot `s` and the translate vec4 in slot `s + 1`: it stores
+//!   `(x·w'·sx + tx, y·w'·sy + ty, z·w'·sz + tz, w')`, `w' = clamp(1/w, −2^15, 2^15)`. The
+//!   simulator uploads [`VIEWPORT_SCALE`] and [`VIEWPORT_TRANSLATE`] there (not an identity, so
+//!   that a swapped component shows) and inverts the transform to give back the IR's
+//!   clip-space `Position` (`w = 1/w'`, `x = (X − tx)/(sx·w')` …; exact to rounding unless the
+//!   clamp engaged). Without it, the position is returned as stored.
+//!
+//! `SimOutputs::steps` is the sum over the invocations (each vertex runs the whole program).
+//!
+//! [`Precision::Exact`](irc_backend::Precision) and `Native` both run in f32 (the GP's precision,
+//! §11), strict.
+
+use irc_backend::reflection::{
+    IoSource, OutputBinding, Reflection, TargetReflection, UniformBinding, VaryingBinding,
+};
+use irc_backend::{
+    InvocationOutputs, IoName, IoValues, Output, SimConfig, SimError, SimInputs, SimOutputs,
+    Simulator,
+};
+use irc_ir::BuiltIn;
+
+use super::decode::decode_bytes;
+use super::isa::{ATTRIBUTES, UNIFORM_SLOTS, VARYINGS};
+use super::sim::{run_program, GpInputs, SimOptions};
+
+/// Viewport scale the simulator uploads for the position epilogue (`w` unused).
+pub const VIEWPORT_SCALE: [f32; 4] = [2.0, -3.0, 0.5, 1.0];
+/// Viewport translate the simulator uploads for the position epilogue (`w` unused).
+pub const VIEWPORT_TRANSLATE: [f32; 4] = [10.0, 20.0, 0.25, 0.0];
+
+/// What only the GP's reflection has (stored in [`Reflection::target`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GpReflection {
+    /// Uniform slot of the viewport scale (translate in the next slot) when the program ends with
+    /// the position epilogue.
+    pub viewport: Option<u32>,
+}
+
+impl TargetReflection for GpReflection {
+    fn to_text(&self) -> String {
+        match self.viewport {
+            Some(s) => format!("viewport scale {s} translate {}\n", s + 1),
+            None => String::new(),
+        }
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn clone_box(&self) -> Box<dyn TargetReflection> {
+        Box::new(self.clone())
+    }
+}
+
+/// The GP simulator as a [`Simulator`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GpSim;
+
+impl Simulator for GpSim {
+    fn run(
+        &self,
+        output: &Output,
+        inputs: &SimInputs<'_>,
+        config: &SimConfig,
+    ) -> Result<SimOutputs, SimError> {
+        let refl = &output.reflection;
+        let program = decode_bytes(output.code()).map_err(|e| SimError(e.to_string()))?;
+        let gp = refl
+            .target_part::<GpReflection>()
+            .cloned()
+            .unwrap_or_default();
+        let uniforms = uniforms(inputs, refl, &gp).map_err(SimError)?;
+        let opts = SimOptions {
+            fuel: config.fuel,
+            strict: true,
+        };
+        let mut out = SimOutputs::default();
+        for io in &inputs.invocations {
+            let gin = GpInputs {
+                attributes: attributes(io, &refl.varyings).map_err(SimError)?,
+                uniforms: uniforms.clone(),
+            };
+            let r = run_program(&program, &gin, &opts).map_err(|e| SimError(e.to_string()))?;
+            out.steps += r.steps;
+            let mut values = IoValues::new();
+            for o in &refl.outputs {
+                let v = output_value(o, &r.varyings, &r.written, &gp)?;
+                let (name, first) = IoName::of(o.target);
+                for (i, x) in v.iter().take(usize::from(o.components)).enumerate() {
+                    values.insert((name, first + i as u32), x.to_bits());
+                }
+            }
+            out.invocations.push(InvocationOutputs {
+                values,
+                discarded: false,
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn output_value(
+    o: &OutputBinding,
+    varyings: &[[f32; 4]; VARYINGS],
+    written: &[u8; VARYINGS],
+    gp: &GpReflection,
+) -> Result<[f32; 4], SimError> {
+    let r = o.register as usize;
+    if r >= VARYINGS || o.components > 4 {
+        return Err(SimError(format!(
+            "reflection: output {:?} in varying {r} with {} components does not fit v0..v15",
+            o.target, o.components
+        )));
+    }
+    let need = (1u8 << o.components) - 1;
+    if written[r] & need != need {
+        return Err(SimError(format!(
+            "output {:?}: the program stored components {:#x} of varying {r}, not {need:#x}",
+            o.target, written[r]
+        )));
+    }
+    let v = varyings[r];
+    let position = o.target == IoSource::BuiltIn(BuiltIn::Position) && r == 0;
+    Ok(match (position, gp.viewport) {
+        (true, Some(_)) => unviewport(v),
+        _ => v,
+    })
+}
+
+/// Inverts the position epilogue (reference §10) with the simulator's viewport.
+pub fn unviewport(v: [f32; 4]) -> [f32; 4] {
+    let wp = v[3];
+    let (s, t) = (VIEWPORT_SCALE, VIEWPORT_TRANSLATE);
+    [
+        (v[0] - t[0]) / (s[0] * wp),
+        (v[1] - t[1]) / (s[1] * wp),
+        (v[2] - t[2]) / (s[2] * wp),
+        1.0 / wp,
+    ]
+}
+
+/// The epilogue's result for clip-space `p` with the simulator's viewport (for tests and
+/// for documentation of the convention).
+pub fn viewport(p: [f32; 4]) -> [f32; 4] {
+    let wp = (1.0 / p[3]).clamp(-32768.0, 32768.0);
+    let (s, t) = (VIEWPORT_SCALE, VIEWPORT_TRANSLATE);
+    [
+        p[0] * wp * s[0] + t[0],
+        p[1] * wp * s[1] + t[1],
+        p[2] * wp * s[2] + t[2],
+        wp,
+    ]
+}
+
+fn attributes(
+    io: &IoValues,
+    bindings: &[VaryingBinding],
+) -> Result<[[f32; 4]; ATTRIBUTES], String> {
+    let mut a = [[0.0; 4]; ATTRIBUTES];
+    for v in bindings {
+        if v.slot as usize >= ATTRIBUTES || u32::from(v.lane) + u32::from(v.components) > 4 {
+            return Err(format!(
+                "reflection: attribute {:?} at a{} lane {} ({} components) does not fit a0..a15",
+                v.source, v.slot, v.lane, v.components
+            ));
+        }
+        let (name, first) = IoName::of(v.source);
+        for i in 0..u32::from(v.components) {
+            let bits = io.get(&(name, first + i)).ok_or_else(|| {
+                format!(
+                    "attribute a{} lane {} reads {:?} component {}, which the inputs do not have",
+                    v.slot,
+                    u32::from(v.lane) + i,
+                    v.source,
+                    first + i
+                )
+            })?;
+            a[v.slot as usize][usize::from(v.lane) + i as usize] = f32::from_bits(*bits);
+        }
+    }
+    Ok(a)
+}
+
+/// The uniform space as the reflection fills it (plus the viewport).
+pub fn uniforms(
+    inputs: &SimInputs<'_>,
+    refl: &Reflection,
+    gp: &GpReflection,
+) -> Result<Vec<[f32; 4]>, String> {
+    let mut n = refl
+        .uniforms
+        .iter()
+        .map(|u| u.slot + 1)
+        .max()
+        .unwrap_or(0)
+        .max(refl.uniform_slots);
+    if let Some(s) = gp.viewport {
+        n = n.max(s.saturating_add(2));
+    }
+    if n as usize > UNIFORM_SLOTS {
+        return Err(format!(
+            "reflection: {n} uniform slots, the GP has {UNIFORM_SLOTS}"
+        ));
+    }
+    let mut u = vec![[0.0; 4]; n as usize];
+    for UniformBinding { slot, source } in &refl.uniforms {
+        u[*slot as usize] = irc_backend::sim::uniform_value(inputs, source)?;
+    }
+    if let Some(s) = gp.viewport {
+        u[s as usize] = VIEWPORT_SCALE;
+        u[s as usize + 1] = VIEWPORT_TRANSLATE;
+    }
+    Ok(u)
+}

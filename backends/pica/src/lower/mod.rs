@@ -1,0 +1,1177 @@
+//! Lowering: an optimized IR vertex shader (after the `opt` pipeline with [`crate::CAPS`]) →
+//! [`mir::Program`] on virtual vec4 registers.
+//!
+//! Every IR value is a list of *component sources* ([`C`]): a component of a virtual register,
+//! a lane of an input `v` or uniform `c`, or a literal, each possibly negated. Extracting,
+//! constructing and negating rearrange component sources and cost nothing; an op that needs a
+//! vector operand gets a selector when all its components live in one register with one sign,
+//! and a register built by MOVs otherwise. Literals are packed into a pool of DEF uniforms
+//! placed after the application's float uniforms.
+//!
+//! The operand-slot errata (§11) are resolved here, as ops are made ([`Lower::push`]): a float
+//! uniform goes to the wide slot (commuting ADD/MUL/MAX/MIN/DP3/DP4 and MAD's product, SGE/SLT
+//! → SGEI/SLTI, MAD → MADI) or is copied to a temporary when two meet; two distinct `v`
+//! registers in one instruction get one of them copied to a temporary.
+//!
+//! Outputs are collected per component and written once, at the end, by MOVs into `o`
+//! registers (erratum 4). What PICA cannot express is a [`Diagnostic::unsupported`] naming the
+//! op. Control flow is not lowered yet (one block only).
+
+pub mod mir;
+
+use irc_backend::regalloc::VReg;
+use irc_backend::{Diagnostic, IoSource, OutputBinding, UniformBinding, UniformSource};
+use irc_backend::{Reflection, VaryingBinding};
+use irc_ir::analysis::cfg::{self, Cfg};
+use irc_ir::format::{
+    AlignedLoad, Arith, Clamp, CompositeConstruct, CompositeExtract, Constant, DclBinding,
+    DclInput, DclInputBuiltIn, DclOutput, DclOutputBuiltIn, DescriptorLoad, Dot, EntryPoint,
+    FRound, Load, Select, Store,
+};
+use irc_ir::{BuiltIn, Module, OpCode, ScalarType, SsaDef, Type};
+use rustc_hash::FxHashMap;
+use smallvec::{smallvec, SmallVec};
+
+use crate::isa::Opcode;
+use mir::{Dst, MOp, Operand, Program, Reg};
+
+/// Where one component of a value lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Loc {
+    V(VReg, u8),
+    In(u8, u8),
+    Uni(u8, u8),
+    /// f32 bits.
+    Lit(u32),
+}
+
+/// A component source: location and negation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct C {
+    pub loc: Loc,
+    pub neg: bool,
+}
+
+impl C {
+    fn lit(x: f32) -> C {
+        C {
+            loc: Loc::Lit(x.to_bits()),
+            neg: false,
+        }
+    }
+    fn negated(self) -> C {
+        match self.loc {
+            Loc::Lit(b) => C {
+                loc: Loc::Lit(b ^ 0x8000_0000),
+                neg: false,
+            },
+            _ => C {
+                neg: !self.neg,
+                ..self
+            },
+        }
+    }
+}
+
+type Comps = SmallVec<[C; 4]>;
+
+/// Result of lowering.
+#[derive(Debug)]
+pub struct Lowered {
+    pub program: Program,
+    /// Literal pool entries (f32 bits), in pool order.
+    pub literals: Vec<[u32; 4]>,
+    /// First uniform slot of the literal pool.
+    pub literal_base: u8,
+    pub reflection: Reflection,
+    pub ir_ops: u32,
+}
+
+/// Number of flattened scalar components of a type.
+pub fn flat_size(t: &Type) -> Option<u64> {
+    let per: u64 = t.members().iter().map(|m| u64::from(m.vec_size())).sum();
+    let mut n = per;
+    for &d in t.array_dims() {
+        if d == 0 {
+            return None;
+        }
+        n = n.checked_mul(u64::from(d))?;
+    }
+    Some(n)
+}
+
+fn const_index(m: &Module, d: Option<SsaDef>) -> Option<u64> {
+    let op = m.op(d?);
+    if op.opcode != OpCode::Constant {
+        return None;
+    }
+    let bits = Constant::of(op).scalar(0)?;
+    let t = op.ty.as_scalar()?;
+    if t.is_float() {
+        let f = f32::from_bits(bits as u32);
+        (f >= 0.0 && f.fract() == 0.0).then_some(f as u64)
+    } else {
+        Some(bits)
+    }
+}
+
+struct OutDecl {
+    reg: u8,
+    comps: Vec<Option<C>>,
+    target: IoSource,
+}
+
+struct Lower<'a> {
+    m: &'a Module,
+    prog: Program,
+    values: FxHashMap<SsaDef, Comps>,
+    lits: Vec<([u32; 4], u8)>,
+    outputs: FxHashMap<SsaDef, OutDecl>,
+    /// Application uniforms read, by id (the `Reg::Uni` / `Loc::Uni` number until
+    /// [`Lower::assign_uniform_slots`] replaces ids with slots).
+    uniforms: Vec<UniKey>,
+    /// Registers already built from mixed component sources (values never change in
+    /// straight-line code, so one build serves every use).
+    built: FxHashMap<Vec<C>, VReg>,
+}
+
+/// An application uniform: a D3D9 float constant register or a constant-buffer element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UniKey {
+    Legacy(u32),
+    Cbuffer(irc_backend::ResourceBinding, u32),
+}
+
+fn unsupported(m: &Module, d: SsaDef, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::unsupported(Some((d, m.opcode(d))), msg)
+}
+
+/// Lowers the entry point of `m`.
+pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
+    let entry = m
+        .declarations()
+        .find(|&d| m.opcode(d) == OpCode::EntryPoint)
+        .ok_or_else(|| Diagnostic::unsupported(None, "the module has no entry point"))?;
+    let ep = m.op(entry);
+    let stage = ep.operands.last().and_then(|o| o.as_lit());
+    if stage != Some(irc_ir::ShaderStage::Vertex.0 as u64) {
+        return Err(unsupported(
+            m,
+            entry,
+            "pica-vs compiles vertex shaders only",
+        ));
+    }
+    let func = EntryPoint::of(ep)
+        .function()
+        .ok_or_else(|| Diagnostic::unsupported(None, "entry point without a function"))?;
+    let fns = cfg::functions(m);
+    if let Some(f) = fns.iter().find(|f| f.function != func) {
+        return Err(unsupported(m, f.function, "functions must be inlined"));
+    }
+    let range = fns
+        .into_iter()
+        .find(|f| f.function == func)
+        .ok_or_else(|| Diagnostic::internal(Some((func, OpCode::Function)), "no body"))?;
+    let cfg = Cfg::build(m, range);
+    if let Some(&stray) = cfg.stray_ops().first() {
+        return Err(unsupported(m, stray, "op outside any block"));
+    }
+    let blocks: Vec<_> = cfg.blocks().collect();
+    if blocks.len() != 1 {
+        let t = cfg.block(blocks[0]).terminator.unwrap_or(func);
+        return Err(unsupported(
+            m,
+            t,
+            "control flow (branches and loops are not lowered for pica-vs yet)",
+        ));
+    }
+    let mut l = Lower {
+        m,
+        prog: Program::default(),
+        values: FxHashMap::default(),
+        lits: Vec::new(),
+        outputs: FxHashMap::default(),
+        uniforms: Vec::new(),
+        built: FxHashMap::default(),
+    };
+    let mut reflection = Reflection::default();
+    l.declare(&mut reflection)?;
+    for &d in &cfg.block(blocks[0]).ops {
+        l.lower_op(d)?;
+    }
+    l.write_outputs(&mut reflection);
+    fold_output_moves(&mut l.prog);
+    let literal_base = l.assign_uniform_slots(&mut reflection)?;
+    let literals: Vec<[u32; 4]> = l.lits.iter().map(|e| e.0).collect();
+    let slots = usize::from(literal_base) + literals.len();
+    if slots > crate::isa::limits::FLOAT_UNIFORMS {
+        return Err(Diagnostic::limit(format!(
+            "{slots} float uniforms needed ({} of the application, {} constants); PICA200 has {}",
+            literal_base,
+            literals.len(),
+            crate::isa::limits::FLOAT_UNIFORMS
+        )));
+    }
+    for (k, v) in literals.iter().enumerate() {
+        reflection.uniforms.push(UniformBinding {
+            slot: u32::from(literal_base) + k as u32,
+            source: UniformSource::Literal(v.map(f32::from_bits)),
+        });
+    }
+    reflection.uniform_slots = slots as u32;
+    Ok(Lowered {
+        program: l.prog,
+        literals,
+        literal_base,
+        reflection,
+        ir_ops: m.code().count() as u32,
+    })
+}
+
+impl<'a> Lower<'a> {
+    fn diag(&self, d: SsaDef, msg: impl Into<String>) -> Diagnostic {
+        unsupported(self.m, d, msg)
+    }
+
+    /// The id of an application uniform (see [`Lower::uniforms`]).
+    fn uniform_id(&mut self, k: UniKey) -> Result<u8, Diagnostic> {
+        let i = match self.uniforms.iter().position(|&x| x == k) {
+            Some(i) => i,
+            None => {
+                self.uniforms.push(k);
+                self.uniforms.len() - 1
+            }
+        };
+        u8::try_from(i)
+            .ok()
+            .filter(|&i| usize::from(i) < crate::isa::limits::FLOAT_UNIFORMS)
+            .ok_or_else(|| Diagnostic::limit("more than 96 float uniforms read"))
+    }
+
+    /// D3D9 constant register `n` goes to `c<n>`; constant-buffer elements fill the slots
+    /// after the highest D3D9 register, in order of first use. Rewrites the program's uniform
+    /// ids to slots, binds them, and returns the first slot after them (the literal pool's).
+    fn assign_uniform_slots(&mut self, r: &mut Reflection) -> Result<u8, Diagnostic> {
+        let mut next = self
+            .uniforms
+            .iter()
+            .filter_map(|k| match k {
+                UniKey::Legacy(i) => Some(i + 1),
+                UniKey::Cbuffer(..) => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let mut slots = Vec::with_capacity(self.uniforms.len());
+        for k in &self.uniforms {
+            let (slot, source) = match *k {
+                UniKey::Legacy(i) => (
+                    i,
+                    UniformSource::Legacy {
+                        kind: BuiltIn::LegacyConstFloat,
+                        index: i,
+                    },
+                ),
+                UniKey::Cbuffer(binding, e) => {
+                    next += 1;
+                    (
+                        next - 1,
+                        UniformSource::ConstantBuffer {
+                            binding,
+                            vec4_index: e,
+                            int_lanes: 0,
+                        },
+                    )
+                }
+            };
+            if slot as usize >= crate::isa::limits::FLOAT_UNIFORMS {
+                return Err(Diagnostic::limit(format!(
+                    "uniform slot {slot} needed; PICA200 has c0–c95"
+                )));
+            }
+            slots.push(slot as u8);
+            r.uniforms.push(UniformBinding { slot, source });
+        }
+        r.uniforms.sort_by_key(|u| u.slot);
+        for op in &mut self.prog.ops {
+            for s in &mut op.srcs {
+                if let Reg::Uni(id) = s.reg {
+                    s.reg = Reg::Uni(slots[usize::from(id)]);
+                }
+            }
+        }
+        Ok(slots.iter().map(|&s| s + 1).max().unwrap_or(0))
+    }
+
+    /// Inputs → `v<location>`, outputs → `o` registers (Position first).
+    fn declare(&mut self, r: &mut Reflection) -> Result<(), Diagnostic> {
+        let m = self.m;
+        let mut outs: Vec<(u32, SsaDef, IoSource, usize)> = Vec::new();
+        for d in m.declarations() {
+            let op = m.op(d);
+            match op.opcode {
+                OpCode::DclInput => {
+                    let decl = DclInput::of(op);
+                    let loc = decl.location().unwrap_or(0) as u32;
+                    let c0 = decl.component().unwrap_or(0) as u8;
+                    let n = flat_size(&op.ty).unwrap_or(0) as u8;
+                    if op.ty.is_array() || n == 0 || c0 + n > 4 || loc > 15 {
+                        return Err(self.diag(d, "input array or input beyond v15"));
+                    }
+                    if !op.ty.is_basic_where(|s| s.is_float()) {
+                        return Err(self.diag(d, "integer or boolean vertex inputs"));
+                    }
+                    r.varyings.push(VaryingBinding {
+                        source: IoSource::Location {
+                            location: loc,
+                            component: u32::from(c0),
+                        },
+                        slot: loc,
+                        lane: c0,
+                        components: n,
+                    });
+                }
+                OpCode::DclOutput | OpCode::DclOutputBuiltIn => {
+                    let n = flat_size(&op.ty)
+                        .filter(|&n| (1..=8).contains(&n))
+                        .ok_or_else(|| self.diag(d, "output wider than 8 components"))?
+                        as usize;
+                    let (key, src) = if op.opcode == OpCode::DclOutput {
+                        let decl = DclOutput::of(op);
+                        let loc = decl.location().unwrap_or(0) as u32;
+                        // A packed output (component c > 0) gets a register of its own,
+                        // from lane x (the reflection names lane i component c + i).
+                        let c = decl.component().unwrap_or(0) as u32;
+                        (
+                            1 + 4 * loc + c,
+                            IoSource::Location {
+                                location: loc,
+                                component: c,
+                            },
+                        )
+                    } else {
+                        let b = DclOutputBuiltIn::of(op)
+                            .builtin()
+                            .and_then(BuiltIn::from_u64)
+                            .ok_or_else(|| self.diag(d, "invalid built-in"))?;
+                        let key = match b {
+                            BuiltIn::Position => 0,
+                            BuiltIn::ClipDistance | BuiltIn::PointSize | BuiltIn::CullDistance => {
+                                1000 + b.to_u64() as u32
+                            }
+                            _ => return Err(self.diag(d, format!("output built-in {b:?}"))),
+                        };
+                        (key, IoSource::BuiltIn(b))
+                    };
+                    if !op.ty.members().iter().all(|m| m.scalar_type().is_float()) {
+                        return Err(self.diag(d, "integer or boolean outputs"));
+                    }
+                    outs.push((key, d, src, n));
+                }
+                _ => {}
+            }
+        }
+        outs.sort_by_key(|o| o.0);
+        let mut reg = 0u8;
+        for (_, d, target, n) in outs {
+            if usize::from(reg) + n.div_ceil(4) > 16 {
+                return Err(Diagnostic::limit(
+                    "more output components than the 16 output registers hold",
+                ));
+            }
+            self.outputs.insert(
+                d,
+                OutDecl {
+                    reg,
+                    comps: vec![None; n],
+                    target,
+                },
+            );
+            r.outputs.push(OutputBinding {
+                target,
+                register: u32::from(reg),
+                components: n as u8,
+            });
+            reg += n.div_ceil(4) as u8;
+        }
+        Ok(())
+    }
+
+    /// The components of operand `a` of `d` (read through the op's format view).
+    fn arg(&mut self, d: SsaDef, a: Option<SsaDef>) -> Result<Comps, Diagnostic> {
+        let a = a.ok_or_else(|| self.diag(d, "operand missing"))?;
+        self.value(a)
+    }
+
+    fn value(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
+        if let Some(v) = self.values.get(&d) {
+            return Ok(v.clone());
+        }
+        let op = self.m.op(d);
+        match op.opcode {
+            OpCode::Constant | OpCode::Undef => {
+                let c = self.constant(d)?;
+                self.values.insert(d, c.clone());
+                Ok(c)
+            }
+            _ => Err(Diagnostic::internal(
+                Some((d, op.opcode)),
+                "value used before its definition was lowered",
+            )),
+        }
+    }
+
+    fn constant(&self, d: SsaDef) -> Result<Comps, Diagnostic> {
+        let op = self.m.op(d);
+        let n = flat_size(&op.ty).ok_or_else(|| self.diag(d, "constant of unbounded type"))?;
+        if op.opcode == OpCode::Undef {
+            return Ok((0..n).map(|_| C::lit(0.0)).collect());
+        }
+        let mut scalars: Vec<ScalarType> = Vec::new();
+        for _ in 0..op.ty.array_dims().iter().product::<u32>().max(1) {
+            for mt in op.ty.members() {
+                for _ in 0..mt.vec_size() {
+                    scalars.push(mt.scalar_type());
+                }
+            }
+        }
+        let lits: Vec<u64> = op.literals().collect();
+        let mut out = Comps::new();
+        for (i, t) in scalars.iter().enumerate() {
+            let bits = lits.get(i).copied().unwrap_or(0);
+            let x = match t {
+                ScalarType::Bool => f32::from(u8::from(bits != 0)),
+                ScalarType::F32 => f32::from_bits(bits as u32),
+                ScalarType::F64 => f64::from_bits(bits) as f32,
+                t if t.is_float() => return Err(self.diag(d, "16-bit float constant")),
+                t if t.is_signed_int() => bits as i32 as f32,
+                _ => bits as u32 as f32,
+            };
+            out.push(C::lit(x));
+        }
+        Ok(out)
+    }
+
+    /// A pool entry holding all of `vals` (f32 bits); returns (entry, lane of each value).
+    fn literal(&mut self, vals: &[u32]) -> (u16, Vec<u8>) {
+        let mut distinct: Vec<u32> = Vec::new();
+        for &v in vals {
+            if !distinct.contains(&v) {
+                distinct.push(v);
+            }
+        }
+        let find = |e: &([u32; 4], u8), v: u32| e.0[..e.1 as usize].iter().position(|&x| x == v);
+        let k = self
+            .lits
+            .iter()
+            .position(|e| {
+                let missing = distinct.iter().filter(|&&v| find(e, v).is_none()).count();
+                missing + e.1 as usize <= 4
+            })
+            .unwrap_or_else(|| {
+                self.lits.push(([0; 4], 0));
+                self.lits.len() - 1
+            });
+        for &v in &distinct {
+            let e = &mut self.lits[k];
+            if find(e, v).is_none() {
+                e.0[e.1 as usize] = v;
+                e.1 += 1;
+            }
+        }
+        let e = &self.lits[k];
+        let lanes = vals
+            .iter()
+            .map(|&v| find(e, v).unwrap_or(0) as u8)
+            .collect();
+        (k as u16, lanes)
+    }
+
+    /// One operand reading `comps` (position i = comps[i], the last repeated up to 4).
+    fn operand(&mut self, comps: &[C]) -> Operand {
+        let n = comps.len().clamp(1, 4);
+        let key = |c: &C| match c.loc {
+            Loc::V(v, _) => (Some(Reg::V(v)), c.neg),
+            Loc::In(s, _) => (Some(Reg::In(s)), c.neg),
+            Loc::Uni(s, _) => (Some(Reg::Uni(s)), c.neg),
+            Loc::Lit(_) => (None, false),
+        };
+        let k0 = key(&comps[0]);
+        if comps.iter().all(|c| key(c) == k0) {
+            let mut swz = [0u8; 4];
+            let reg = match k0.0 {
+                Some(reg) => {
+                    for (i, c) in comps.iter().enumerate() {
+                        swz[i] = match c.loc {
+                            Loc::V(_, x) | Loc::In(_, x) | Loc::Uni(_, x) => x,
+                            Loc::Lit(_) => 0,
+                        };
+                    }
+                    reg
+                }
+                None => {
+                    let vals: Vec<u32> = comps
+                        .iter()
+                        .map(|c| match c.loc {
+                            Loc::Lit(b) => b,
+                            _ => 0,
+                        })
+                        .collect();
+                    let (k, lanes) = self.literal(&vals);
+                    swz[..lanes.len()].copy_from_slice(&lanes);
+                    Reg::Lit(k)
+                }
+            };
+            for i in n..4 {
+                swz[i] = swz[n - 1];
+            }
+            return Operand {
+                reg,
+                swz,
+                neg: k0.1,
+                n: n as u8,
+            };
+        }
+        // Mixed sources: build a register, one MOV per (register, sign) group.
+        let swz = [0, 1, 2, 3].map(|x: u8| x.min(n as u8 - 1));
+        if let Some(&t) = self.built.get(comps) {
+            return Operand {
+                reg: Reg::V(t),
+                swz,
+                neg: false,
+                n: n as u8,
+            };
+        }
+        let t = self.prog.new_vreg(n as u8);
+        self.built.insert(comps.to_vec(), t);
+        let mut done = vec![false; n];
+        for i in 0..n {
+            if done[i] {
+                continue;
+            }
+            let k = key(&comps[i]);
+            let group: Vec<usize> = (i..n)
+                .filter(|&j| !done[j] && key(&comps[j]) == k)
+                .collect();
+            let sub: Vec<C> = group.iter().map(|&j| comps[j]).collect();
+            let o = self.operand(&sub);
+            let mut swz = [o.swz[0]; 4];
+            let mut mask = 0u8;
+            for (gi, &j) in group.iter().enumerate() {
+                swz[j] = o.swz[gi];
+                mask |= 1 << j;
+                done[j] = true;
+            }
+            self.prog.ops.push(MOp {
+                op: Opcode::Mov,
+                dst: Dst::V(t, mask),
+                srcs: smallvec![Operand {
+                    swz,
+                    n: n as u8,
+                    ..o
+                }],
+            });
+        }
+        Operand {
+            reg: Reg::V(t),
+            swz: [0, 1, 2, 3].map(|x: u8| x.min(n as u8 - 1)),
+            neg: false,
+            n: n as u8,
+        }
+    }
+
+    /// Copies an operand into a fresh register (for the slot errata).
+    fn copy_to_temp(&mut self, o: Operand) -> Operand {
+        let t = self.prog.new_vreg(o.n);
+        self.prog.ops.push(MOp {
+            op: Opcode::Mov,
+            dst: Dst::V(t, (1u8 << o.n) - 1),
+            srcs: smallvec![o],
+        });
+        let n = o.n;
+        Operand {
+            reg: Reg::V(t),
+            swz: [0, 1, 2, 3].map(|x: u8| x.min(n - 1)),
+            neg: false,
+            n,
+        }
+    }
+
+    /// Appends `op`, resolving the operand-slot errata (§11.1, §11.2).
+    fn push(&mut self, mut op: MOp) {
+        // One distinct input register per instruction.
+        let first_in = op.srcs.iter().find_map(|s| match s.reg {
+            Reg::In(n) => Some(n),
+            _ => None,
+        });
+        if let Some(v) = first_in {
+            for i in 0..op.srcs.len() {
+                if matches!(op.srcs[i].reg, Reg::In(n) if n != v) {
+                    op.srcs[i] = self.copy_to_temp(op.srcs[i]);
+                }
+            }
+        }
+        let uni = |o: &Operand| o.reg.is_uniform();
+        let (u0, u1) = (uni(&op.srcs[0]), op.srcs.get(1).is_some_and(uni));
+        match op.op {
+            // MAX/MIN do not commute for NaN (max(NaN, 0) = 0, max(0, NaN) = NaN).
+            Opcode::Max | Opcode::Min if u1 => op.srcs[1] = self.copy_to_temp(op.srcs[1]),
+            Opcode::Add | Opcode::Mul | Opcode::Dp3 | Opcode::Dp4 if u1 && u0 => {
+                op.srcs[1] = self.copy_to_temp(op.srcs[1]);
+            }
+            Opcode::Add | Opcode::Mul | Opcode::Dp3 | Opcode::Dp4 if u1 => op.srcs.swap(0, 1),
+            Opcode::Sge | Opcode::Slt if u1 && u0 => op.srcs[1] = self.copy_to_temp(op.srcs[1]),
+            Opcode::Dph if u1 && u0 => op.srcs[1] = self.copy_to_temp(op.srcs[1]),
+            Opcode::Dph if u1 => op.op = Opcode::Dphi,
+            Opcode::Sge if u1 => op.op = Opcode::Sgei,
+            Opcode::Slt if u1 => op.op = Opcode::Slti,
+            Opcode::Mad => {
+                if uni(&op.srcs[0]) {
+                    op.srcs.swap(0, 1);
+                }
+                if uni(&op.srcs[0]) {
+                    op.srcs[0] = self.copy_to_temp(op.srcs[0]);
+                }
+                if uni(&op.srcs[2]) {
+                    if uni(&op.srcs[1]) {
+                        op.srcs[2] = self.copy_to_temp(op.srcs[2]);
+                    } else {
+                        op.op = Opcode::Madi;
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.prog.ops.push(op);
+    }
+
+    /// A component-wise op on `args` (all `n` components wide) into a fresh register.
+    fn vec_op(&mut self, op: Opcode, args: &[&[C]]) -> Comps {
+        let n = args[0].len();
+        let srcs: SmallVec<[Operand; 3]> = args.iter().map(|a| self.operand(a)).collect();
+        let t = self.prog.new_vreg(n as u8);
+        self.push(MOp {
+            op,
+            dst: Dst::V(t, (1u8 << n) - 1),
+            srcs,
+        });
+        (0..n as u8)
+            .map(|c| C {
+                loc: Loc::V(t, c),
+                neg: false,
+            })
+            .collect()
+    }
+
+    /// A scalar op (RCP RSQ EX2 LG2) per component.
+    fn scalar_op(&mut self, op: Opcode, a: &[C]) -> Comps {
+        let t = self.prog.new_vreg(a.len() as u8);
+        for (c, x) in a.iter().enumerate() {
+            let src = self.operand(&[*x]);
+            self.push(MOp {
+                op,
+                dst: Dst::V(t, 1 << c),
+                srcs: smallvec![src],
+            });
+        }
+        (0..a.len() as u8)
+            .map(|c| C {
+                loc: Loc::V(t, c),
+                neg: false,
+            })
+            .collect()
+    }
+
+    fn dot(&mut self, a: &[C], b: &[C]) -> Comps {
+        match a.len() {
+            1 => self.vec_op(Opcode::Mul, &[a, b]),
+            2 => {
+                let p = self.vec_op(Opcode::Mul, &[a, b]);
+                self.vec_op(Opcode::Add, &[&p[..1], &p[1..2]])
+            }
+            n => {
+                // DPH: dot(s1.xyz, s2.xyz) + s2.w, when one side's w is the literal 1.
+                let one = |v: &[C]| n == 4 && v[3].loc == Loc::Lit(1f32.to_bits());
+                let (op, a, b) = if one(a) {
+                    (Opcode::Dph, &a[..3], b)
+                } else if one(b) {
+                    (Opcode::Dph, &b[..3], a)
+                } else if n == 3 {
+                    (Opcode::Dp3, a, b)
+                } else {
+                    (Opcode::Dp4, a, b)
+                };
+                let sa = self.operand(a);
+                let sb = self.operand(b);
+                let t = self.prog.new_vreg(1);
+                self.push(MOp {
+                    op,
+                    dst: Dst::V(t, 1),
+                    srcs: smallvec![sa, sb],
+                });
+                smallvec![C {
+                    loc: Loc::V(t, 0),
+                    neg: false
+                }]
+            }
+        }
+    }
+
+    fn splat(x: f32, n: usize) -> Comps {
+        (0..n).map(|_| C::lit(x)).collect()
+    }
+
+    fn lower_op(&mut self, d: SsaDef) -> Result<(), Diagnostic> {
+        let op = self.m.op(d);
+        let neg = |v: Comps| -> Comps { v.into_iter().map(C::negated).collect() };
+        // Operands of the unary, binary and ternary arithmetic ops (format::Arith).
+        let ar = Arith::of(op);
+        let r: Comps = match op.opcode {
+            OpCode::Return => return Ok(()),
+            OpCode::Constant | OpCode::Undef => self.constant(d)?,
+            OpCode::InputLoad => self.input_load(d)?,
+            OpCode::BufferLoad => self.buffer_load(d)?,
+            // Constant-buffer descriptors are resolved by the loads that use them.
+            OpCode::DescriptorLoad
+                if self.m.opcode(DescriptorLoad::of(op).decl().unwrap_or(d)) == OpCode::DclCbv =>
+            {
+                return Ok(())
+            }
+            OpCode::OutputStore => return self.output_store(d),
+            OpCode::CompositeExtract => {
+                let ex = CompositeExtract::of(op);
+                let v = self.arg(d, ex.composite())?;
+                let src_ty = self.m.ty(ex.composite().unwrap_or(d)).clone();
+                if src_ty.is_struct() {
+                    return Err(self.diag(d, "struct values"));
+                }
+                let idx = const_index(self.m, ex.address())
+                    .ok_or_else(|| self.diag(d, "dynamic composite index"))?
+                    as usize;
+                let per = flat_size(&op.ty).unwrap_or(1) as usize;
+                v.get(idx * per..idx * per + per)
+                    .ok_or_else(|| self.diag(d, "composite index out of range"))?
+                    .into()
+            }
+            OpCode::CompositeConstruct => {
+                let mut out = Comps::new();
+                for member in CompositeConstruct::of(op).members() {
+                    out.extend(self.arg(d, member.as_ref())?);
+                }
+                out
+            }
+            OpCode::FNeg => neg(self.arg(d, ar.a())?),
+            OpCode::FAbs => {
+                let a = self.arg(d, ar.a())?;
+                let na = neg(a.clone());
+                self.vec_op(Opcode::Max, &[&a, &na])
+            }
+            OpCode::FAdd | OpCode::FSub => {
+                let a = self.arg(d, ar.a())?;
+                let mut b = self.arg(d, ar.b())?;
+                if op.opcode == OpCode::FSub {
+                    b = neg(b);
+                }
+                self.vec_op(Opcode::Add, &[&a, &b])
+            }
+            OpCode::FMul | OpCode::FMad => {
+                // MUL follows D3D9 rules (0 · inf = 0): it computes the IEEE product exactly
+                // when a factor is a finite non-zero literal, or both factors are one value.
+                let a = self.arg(d, ar.a())?;
+                let b = self.arg(d, ar.b())?;
+                let exact_factor = |v: &Comps| {
+                    v.iter().all(|c| {
+                        matches!(c.loc, Loc::Lit(bits) if {
+                            let x = f32::from_bits(bits);
+                            x.is_finite() && x != 0.0
+                        })
+                    })
+                };
+                let same = ar.a() == ar.b();
+                if !(same || exact_factor(&a) || exact_factor(&b)) {
+                    return Err(self.diag(
+                        d,
+                        "IEEE multiply of two variables (PICA200 multiplies with D3D9 rules, \
+                         0 · inf = 0)",
+                    ));
+                }
+                if op.opcode == OpCode::FMul {
+                    self.vec_op(Opcode::Mul, &[&a, &b])
+                } else {
+                    let c = self.arg(d, ar.c())?;
+                    self.vec_op(Opcode::Mad, &[&a, &b, &c])
+                }
+            }
+            OpCode::FMulLegacy | OpCode::FMax | OpCode::FMin => {
+                let a = self.arg(d, ar.a())?;
+                let b = self.arg(d, ar.b())?;
+                let o = match op.opcode {
+                    OpCode::FMulLegacy => Opcode::Mul,
+                    OpCode::FMax => Opcode::Max,
+                    _ => Opcode::Min,
+                };
+                self.vec_op(o, &[&a, &b])
+            }
+            OpCode::FClamp => {
+                // min(max(x, lo), hi): a NaN x gives lo like the IR's max (x > lo ? x : lo).
+                let cl = Clamp::of(op);
+                let x = self.arg(d, cl.a())?;
+                let lo = self.arg(d, cl.lo())?;
+                let hi = self.arg(d, cl.hi())?;
+                let t = self.vec_op(Opcode::Max, &[&x, &lo]);
+                self.vec_op(Opcode::Min, &[&t, &hi])
+            }
+            OpCode::FMadLegacy => {
+                let a = self.arg(d, ar.a())?;
+                let b = self.arg(d, ar.b())?;
+                let c = self.arg(d, ar.c())?;
+                self.vec_op(Opcode::Mad, &[&a, &b, &c])
+            }
+            OpCode::FDotLegacy => {
+                let dot = Dot::of(op);
+                let a = self.arg(d, dot.a())?;
+                let b = self.arg(d, dot.b())?;
+                if a.len() != b.len() || a.is_empty() || a.len() > 4 {
+                    return Err(self.diag(d, "dot product of mismatched vectors"));
+                }
+                self.dot(&a, &b)
+            }
+            OpCode::FRcp | OpCode::FRsq | OpCode::FExp2 | OpCode::FLog2 => {
+                let a = self.arg(d, ar.a())?;
+                let o = match op.opcode {
+                    OpCode::FRcp => Opcode::Rcp,
+                    OpCode::FRsq => Opcode::Rsq,
+                    OpCode::FExp2 => Opcode::Ex2,
+                    _ => Opcode::Lg2,
+                };
+                self.scalar_op(o, &a)
+            }
+            // RoundMode NegativeInf = 4.
+            OpCode::FRound if FRound::of(op).mode() == Some(4) => {
+                let a = self.arg(d, FRound::of(op).a())?;
+                self.vec_op(Opcode::Flr, &[&a])
+            }
+            OpCode::FFract => {
+                let a = self.arg(d, ar.a())?;
+                let f = self.vec_op(Opcode::Flr, &[&a]);
+                let nf = neg(f);
+                self.vec_op(Opcode::Add, &[&a, &nf])
+            }
+            OpCode::FGe | OpCode::FLt | OpCode::FGt | OpCode::FLe => {
+                let a = self.arg(d, ar.a())?;
+                let b = self.arg(d, ar.b())?;
+                match op.opcode {
+                    OpCode::FGe => self.vec_op(Opcode::Sge, &[&a, &b]),
+                    OpCode::FLt => self.vec_op(Opcode::Slt, &[&a, &b]),
+                    OpCode::FGt => self.vec_op(Opcode::Slt, &[&b, &a]),
+                    _ => self.vec_op(Opcode::Sge, &[&b, &a]),
+                }
+            }
+            OpCode::FEq | OpCode::FNe => {
+                let a = self.arg(d, ar.a())?;
+                let b = self.arg(d, ar.b())?;
+                let ge = self.vec_op(Opcode::Sge, &[&a, &b]);
+                let le = self.vec_op(Opcode::Sge, &[&b, &a]);
+                let eq = self.vec_op(Opcode::Mul, &[&ge, &le]);
+                if op.opcode == OpCode::FEq {
+                    eq
+                } else {
+                    let one = Self::splat(1.0, eq.len());
+                    self.vec_op(Opcode::Add, &[&one, &neg(eq)])
+                }
+            }
+            OpCode::BAnd | OpCode::BOr => {
+                let a = self.arg(d, ar.a())?;
+                let b = self.arg(d, ar.b())?;
+                let o = if op.opcode == OpCode::BAnd {
+                    Opcode::Mul
+                } else {
+                    Opcode::Max
+                };
+                self.vec_op(o, &[&a, &b])
+            }
+            OpCode::BNot => {
+                let a = self.arg(d, ar.a())?;
+                let one = Self::splat(1.0, a.len());
+                self.vec_op(Opcode::Add, &[&one, &neg(a)])
+            }
+            OpCode::Select => {
+                // c·a + (1 − c)·b with the legacy multiply (0 · x = 0).
+                let sel = Select::of(op);
+                let c = self.arg(d, sel.cond())?;
+                let a = self.arg(d, sel.if_true())?;
+                let b = self.arg(d, sel.if_false())?;
+                let c: Comps = if c.len() == 1 && a.len() > 1 {
+                    (0..a.len()).map(|_| c[0]).collect()
+                } else {
+                    c
+                };
+                let is = |v: &Comps, x: f32| v.iter().all(|k| k.loc == Loc::Lit(x.to_bits()));
+                if is(&b, 0.0) && is(&a, 1.0) {
+                    c
+                } else if is(&b, 0.0) {
+                    self.vec_op(Opcode::Mul, &[&c, &a])
+                } else {
+                    let one = Self::splat(1.0, c.len());
+                    let nc = self.vec_op(Opcode::Add, &[&one, &neg(c.clone())]);
+                    let t = self.vec_op(Opcode::Mul, &[&nc, &b]);
+                    self.vec_op(Opcode::Mad, &[&c, &a, &t])
+                }
+            }
+            OpCode::Label | OpCode::FunctionEnd => return Ok(()),
+            o => return Err(self.diag(d, format!("{o:?} is not lowered for pica-vs"))),
+        };
+        self.values.insert(d, r);
+        Ok(())
+    }
+
+    fn input_load(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
+        let op = self.m.op(d);
+        let load = Load::of(op);
+        let decl = load.base().ok_or_else(|| self.diag(d, "no declaration"))?;
+        let dop = self.m.op(decl);
+        let width = flat_size(&op.ty).unwrap_or(0) as usize;
+        match dop.opcode {
+            OpCode::DclInput => {
+                let input = DclInput::of(dop);
+                let loc = input.location().unwrap_or(0) as u8;
+                let c0 = input.component().unwrap_or(0) as u8;
+                let first = match load.address() {
+                    None => 0,
+                    Some(a) => const_index(self.m, Some(a))
+                        .ok_or_else(|| self.diag(d, "dynamically indexed input"))?
+                        as u8,
+                };
+                Ok((0..width as u8)
+                    .map(|i| C {
+                        loc: Loc::In(loc, c0 + first + i),
+                        neg: false,
+                    })
+                    .collect())
+            }
+            OpCode::DclInputBuiltIn
+                if DclInputBuiltIn::of(dop).builtin()
+                    == Some(BuiltIn::LegacyConstFloat.to_u64()) =>
+            {
+                let (idx, comp) = self.element_address(load.address());
+                let (Some(idx), Some(comp)) = (idx, comp) else {
+                    return Err(self.diag(
+                        d,
+                        "dynamically indexed float constants (MOVA) are not lowered yet",
+                    ));
+                };
+                if idx >= 96 || comp as usize + width > 4 {
+                    return Err(Diagnostic::limit(format!(
+                        "float constant c{idx}: PICA200 has c0–c95"
+                    )));
+                }
+                self.uniform_comps(UniKey::Legacy(idx as u32), comp as u8, width)
+            }
+            _ => Err(self.diag(
+                d,
+                "input of this kind (only vertex inputs and float constants)",
+            )),
+        }
+    }
+
+    fn uniform_comps(&mut self, k: UniKey, comp: u8, width: usize) -> Result<Comps, Diagnostic> {
+        let id = self.uniform_id(k)?;
+        Ok((0..width as u8)
+            .map(|i| C {
+                loc: Loc::Uni(id, comp + i),
+                neg: false,
+            })
+            .collect())
+    }
+
+    /// (element, component) of a constant address: a scalar element, a `CompositeConstruct`
+    /// of two constants, or a two-component constant.
+    fn element_address(&self, a: Option<SsaDef>) -> (Option<u64>, Option<u64>) {
+        match a.map(|a| self.m.op(a)) {
+            Some(aop) if aop.opcode == OpCode::CompositeConstruct => {
+                let members = CompositeConstruct::of(aop).members();
+                (
+                    const_index(self.m, members.first().and_then(|o| o.as_ref())),
+                    const_index(self.m, members.get(1).and_then(|o| o.as_ref())),
+                )
+            }
+            Some(aop) if aop.opcode == OpCode::Constant && aop.operands.len() == 2 => {
+                let values = Constant::of(aop);
+                (values.scalar(0), values.scalar(1))
+            }
+            _ => (const_index(self.m, a), Some(0)),
+        }
+    }
+
+    fn buffer_load(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
+        let op = self.m.op(d);
+        let load = AlignedLoad::of(op);
+        let decl = match load.base().map(|x| self.m.op(x)) {
+            Some(dop) if dop.opcode == OpCode::DescriptorLoad => DescriptorLoad::of(dop).decl(),
+            _ => None,
+        }
+        .ok_or_else(|| self.diag(d, "buffer load without a descriptor"))?;
+        let dop = self.m.op(decl);
+        if dop.opcode != OpCode::DclCbv {
+            return Err(self.diag(d, "loads from buffers other than constant buffers"));
+        }
+        if !op.ty.is_basic_where(|s| s.is_float()) {
+            return Err(self.diag(d, "integer constant-buffer data"));
+        }
+        let binding = irc_backend::ResourceBinding {
+            space: DclBinding::of(dop).space().unwrap_or(0) as u32,
+            register: DclBinding::of(dop).register().unwrap_or(0) as u32,
+        };
+        let width = flat_size(&op.ty).unwrap_or(0) as usize;
+        let (Some(e), Some(c)) = self.element_address(load.address()) else {
+            return Err(self.diag(
+                d,
+                "dynamically indexed constant buffers (MOVA) are not lowered yet",
+            ));
+        };
+        if c as usize + width > 4 || e > u64::from(u32::MAX) {
+            return Err(self.diag(d, "constant-buffer load across a vec4"));
+        }
+        self.uniform_comps(UniKey::Cbuffer(binding, e as u32), c as u8, width)
+    }
+
+    fn output_store(&mut self, d: SsaDef) -> Result<(), Diagnostic> {
+        let op = self.m.op(d);
+        let store = Store::of(op);
+        let decl = store.base().ok_or_else(|| self.diag(d, "no declaration"))?;
+        let first = match store.address() {
+            None => 0,
+            Some(a) => const_index(self.m, Some(a))
+                .ok_or_else(|| self.diag(d, "dynamically indexed output"))?
+                as usize,
+        };
+        let v = self.arg(d, store.value())?;
+        let Some(out) = self.outputs.get_mut(&decl) else {
+            return Err(self.diag(d, "store to an undeclared output"));
+        };
+        for (i, c) in v.into_iter().enumerate() {
+            let slot = out
+                .comps
+                .get_mut(first + i)
+                .ok_or_else(|| Diagnostic::unsupported(None, "output index out of range"))?;
+            *slot = Some(c);
+        }
+        Ok(())
+    }
+
+    /// One MOV per (output register, source register, sign), each component written once.
+    fn write_outputs(&mut self, r: &mut Reflection) {
+        let mut outs: Vec<(u8, Vec<Option<C>>, IoSource)> = self
+            .outputs
+            .values()
+            .map(|o| (o.reg, o.comps.clone(), o.target))
+            .collect();
+        outs.sort_by_key(|o| o.0);
+        for (reg, comps, _) in outs {
+            for (ri, chunk) in comps.chunks(4).enumerate() {
+                let o = reg + ri as u8;
+                let mut done = [false; 4];
+                for i in 0..chunk.len() {
+                    let Some(c) = chunk[i] else { continue };
+                    if done[i] {
+                        continue;
+                    }
+                    let same = |x: &C| match (x.loc, c.loc) {
+                        (Loc::Lit(_), Loc::Lit(_)) => true,
+                        (Loc::V(a, _), Loc::V(b, _)) => a == b && x.neg == c.neg,
+                        (Loc::In(a, _), Loc::In(b, _)) | (Loc::Uni(a, _), Loc::Uni(b, _)) => {
+                            a == b && x.neg == c.neg
+                        }
+                        _ => false,
+                    };
+                    let group: Vec<usize> = (i..chunk.len())
+                        .filter(|&j| !done[j] && chunk[j].is_some_and(|x| same(&x)))
+                        .collect();
+                    let sub: Vec<C> = group.iter().filter_map(|&j| chunk[j]).collect();
+                    let src = self.operand(&sub);
+                    let mut swz = [src.swz[0]; 4];
+                    let mut mask = 0;
+                    for (gi, &j) in group.iter().enumerate() {
+                        swz[j] = src.swz[gi];
+                        mask |= 1 << j;
+                        done[j] = true;
+                    }
+                    self.prog.ops.push(MOp {
+                        op: Opcode::Mov,
+                        dst: Dst::Out(o, mask),
+                        srcs: smallvec![Operand { swz, n: 4, ..src }],
+                    });
+                }
+            }
+        }
+        let _ = r;
+    }
+}
+
+/// Lets the op computing a value write the output register directly when the value is read
+/// only by one output MOV that takes each of its components once, unnegated: the op's
+/// destination becomes the output's lanes (component-wise operands permuted to match), and the
+/// MOV goes. Each output component is still written exactly once.
+fn fold_output_moves(p: &mut Program) {
+    let n = p.vregs.len();
+    let mut reads = vec![0u32; n];
+    let mut defs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, op) in p.ops.iter().enumerate() {
+        for s in &op.srcs {
+            if let Reg::V(v) = s.reg {
+                reads[v.index()] += 1;
+            }
+        }
+        if let Dst::V(v, _) = op.dst {
+            defs[v.index()].push(i);
+        }
+    }
+    let mut folded: Vec<usize> = Vec::new();
+    for m in 0..p.ops.len() {
+        let (Dst::Out(o, lanes), [src]) = (p.ops[m].dst, &p.ops[m].srcs[..]) else {
+            continue;
+        };
+        let src = *src;
+        let Reg::V(t) = src.reg else { continue };
+        if p.ops[m].op != Opcode::Mov || src.neg || reads[t.index()] != 1 {
+            continue;
+        }
+        let [pi] = defs[t.index()][..] else { continue };
+        let Dst::V(_, def_mask) = p.ops[pi].dst else {
+            continue;
+        };
+        // lane j of the output takes component comp[j] of t.
+        let mut used = 0u8;
+        let mut injective = true;
+        for j in (0..4).filter(|j| lanes & (1 << j) != 0) {
+            let c = src.swz[j];
+            injective &= used & (1 << c) == 0;
+            used |= 1 << c;
+        }
+        if !injective || used != def_mask {
+            continue;
+        }
+        let producer = &mut p.ops[pi];
+        if producer.componentwise() {
+            for s in &mut producer.srcs {
+                let old = s.swz;
+                let mut swz = [old[usize::from(src.swz[0])]; 4];
+                for j in (0..4).filter(|j| lanes & (1 << j) != 0) {
+                    swz[j] = old[usize::from(src.swz[j])];
+                }
+                s.swz = swz;
+                s.n = 4;
+            }
+        }
+        producer.dst = Dst::Out(o, lanes);
+        folded.push(m);
+    }
+    let mut dead = vec![false; p.ops.len()];
+    for m in folded {
+        dead[m] = true;
+    }
+    let mut i = 0;
+    p.ops.retain(|_| {
+        i += 1;
+        !dead[i - 1]
+    });
+}

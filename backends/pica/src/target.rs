@@ -1,0 +1,304 @@
+//! The `pica-vs` [`Target`]: IR (after the `opt` pipeline with [`crate::CAPS`]) → PICA200
+//! vertex-shader code words, operand descriptors and a SHBIN container.
+//!
+//! Stages: [`crate::lower`] (IR → machine ops on virtual vec4 registers, operand-slot errata
+//! resolved), [`crate::regalloc`] (r0–r15, checked), emission (virtual registers → `r` with
+//! selectors shifted to the lanes the allocator chose; outputs, inputs and uniforms by number),
+//! then the encoder with picasso-style descriptor de-duplication ([`crate::encode`]). The
+//! disassembly in the [`Output`] is decoded back from the final words by the independent
+//! decoder. Sections are named as [`crate::sim_io`] reads them.
+
+use irc_backend::regalloc::Allocation;
+use irc_backend::{
+    CompileOptions, Container, Diagnostic, Diagnostics, IoSource, Oracle, Output, Pipeline,
+    PipelineKind, Simulator, Stats, Target, TargetCaps, Tolerance, UniformSource,
+};
+use irc_ir::{BuiltIn, Module, ShaderStage};
+
+use crate::instr::{Dst as HDst, DstReg, Instr, Mask, Src, SrcReg, Swizzle};
+use crate::isa::{limits, AddrIndex, Opcode};
+use crate::lower::mir::{Dst, MOp, Operand, Reg};
+use crate::{decode, disasm, encode, float24, lower, regalloc, shbin, sim_io};
+
+/// The PICA200 vertex shader target.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PicaVs;
+
+impl Target for PicaVs {
+    fn name(&self) -> &'static str {
+        "pica-vs"
+    }
+    fn family(&self) -> &'static str {
+        "pica"
+    }
+    fn description(&self) -> &'static str {
+        "Nintendo 3DS PICA200 vertex shader, code words + operand descriptors and SHBIN container"
+    }
+    fn stages(&self) -> &'static [ShaderStage] {
+        &[ShaderStage::Vertex]
+    }
+    fn caps(&self) -> &TargetCaps {
+        &crate::CAPS
+    }
+    fn pipeline(&self, _options: &CompileOptions) -> Pipeline {
+        Pipeline {
+            kind: PipelineKind::Optimize,
+            caps: crate::CAPS,
+            legacy_mul_ieee: false,
+        }
+    }
+    fn compile(&self, module: &Module, options: &CompileOptions) -> Result<Output, Diagnostics> {
+        compile(module, options).map_err(Diagnostics::from)
+    }
+    fn disassemble(&self, bytes: &[u8]) -> Result<String, Diagnostic> {
+        let sh = shbin::read(bytes).map_err(|e| Diagnostic::input(e.to_string()))?;
+        let texts = disasm::disassemble_shbin(&sh).map_err(|e| Diagnostic::input(e.to_string()))?;
+        Ok(texts.join("\n"))
+    }
+    fn assemble(&self, text: &str) -> Result<Vec<u8>, Diagnostic> {
+        let sh = crate::asm::assemble(text).map_err(|e| Diagnostic::input(e.to_string()))?;
+        Ok(shbin::write(&sh))
+    }
+    fn simulator(&self) -> Option<&dyn Simulator> {
+        Some(&sim_io::PicaSimulator)
+    }
+    fn tolerance(&self) -> Tolerance {
+        Tolerance::FLOAT24
+    }
+    fn oracle(&self) -> Oracle {
+        // No divide instruction (RCP + MUL); uniforms are float24 (no denormals).
+        Oracle {
+            div_as_rcp_mul: true,
+            fine_default_derivatives: false,
+            stepwise_transcendentals: false,
+            flush_denormal_uniforms: true,
+        }
+    }
+}
+
+fn internal(msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::internal(None, msg)
+}
+
+/// Hardware register and absolute selectors (per position) of an operand.
+fn operand_regs(
+    o: &Operand,
+    alloc: &Allocation,
+    lit_base: u8,
+) -> Result<(SrcReg, [u8; 4]), Diagnostic> {
+    let (reg, base) = match o.reg {
+        Reg::V(v) => {
+            let loc = alloc
+                .loc(v)
+                .ok_or_else(|| internal(format!("{v} has no register")))?;
+            (SrcReg::Temp(loc.reg), loc.lane)
+        }
+        Reg::In(n) => (SrcReg::Input(n), 0),
+        Reg::Uni(n) => (SrcReg::Const(n), 0),
+        Reg::Lit(k) => (SrcReg::Const(lit_base + k as u8), 0),
+    };
+    Ok((reg, o.swz.map(|c| (base + c).min(3))))
+}
+
+fn emit_op(op: &MOp, alloc: &Allocation, lit_base: u8) -> Result<Instr, Diagnostic> {
+    // Destination register, hardware mask and the lane shift of component-wise positions.
+    let (dst, shift) = match op.dst {
+        Dst::V(v, mask) => {
+            let loc = alloc
+                .loc(v)
+                .ok_or_else(|| internal(format!("{v} has no register")))?;
+            let m = (0..4)
+                .filter(|c| mask & (1 << c) != 0)
+                .fold(0u8, |m, c| m | Mask::comp(loc.lane as usize + c).0);
+            (HDst::new(DstReg::Temp(loc.reg), Mask(m)), loc.lane)
+        }
+        Dst::Out(o, mask) => {
+            let m = (0..4)
+                .filter(|c| mask & (1 << c) != 0)
+                .fold(0u8, |m, c| m | Mask::comp(c).0);
+            (HDst::new(DstReg::Output(o), Mask(m)), 0)
+        }
+    };
+    let cw = op.componentwise();
+    let mut srcs = Vec::with_capacity(3);
+    for o in &op.srcs {
+        let (reg, abs) = operand_regs(o, alloc, lit_base)?;
+        let sel: [u8; 4] = if cw {
+            std::array::from_fn(|p| {
+                let q = p as i32 - shift as i32;
+                if (0..4).contains(&q) {
+                    abs[q as usize]
+                } else {
+                    abs[0]
+                }
+            })
+        } else {
+            abs
+        };
+        let mut s = Src::new(reg).swz(Swizzle::new(sel));
+        if o.neg {
+            s = s.negated();
+        }
+        srcs.push(s);
+    }
+    let index = AddrIndex::None;
+    Ok(match op.op {
+        Opcode::Add
+        | Opcode::Mul
+        | Opcode::Max
+        | Opcode::Min
+        | Opcode::Dp3
+        | Opcode::Dp4
+        | Opcode::Dph
+        | Opcode::Dphi
+        | Opcode::Sge
+        | Opcode::Slt
+        | Opcode::Sgei
+        | Opcode::Slti => Instr::Binary {
+            op: op.op,
+            dst,
+            src1: srcs[0],
+            src2: srcs[1],
+            index,
+        },
+        Opcode::Mov | Opcode::Flr | Opcode::Rcp | Opcode::Rsq | Opcode::Ex2 | Opcode::Lg2 => {
+            Instr::Unary {
+                op: op.op,
+                dst,
+                src: srcs[0],
+                index,
+            }
+        }
+        Opcode::Mad | Opcode::Madi => Instr::Mad {
+            inverted: op.op == Opcode::Madi,
+            dst,
+            src1: srcs[0],
+            src2: srcs[1],
+            src3: srcs[2],
+            index,
+        },
+        o => return Err(internal(format!("no emission for {}", o.mnemonic()))),
+    })
+}
+
+/// Compiles an optimized module.
+pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diagnostic> {
+    let lowered = lower::lower(module)?;
+    let prog = &lowered.program;
+    let (alloc, _) = regalloc::allocate(prog)?;
+    let mut instrs = Vec::with_capacity(prog.ops.len() + 1);
+    for op in &prog.ops {
+        instrs.push(emit_op(op, &alloc, lowered.literal_base)?);
+    }
+    instrs.push(Instr::END);
+    if instrs.len() > limits::CODE_WORDS {
+        return Err(Diagnostic::limit(format!(
+            "{} instructions; a PICA200 vertex shader holds {}",
+            instrs.len(),
+            limits::CODE_WORDS
+        )));
+    }
+    let (words, descs) = encode::encode_program(&instrs).map_err(|e| match e {
+        encode::EncodeError::TooManyOpdescs | encode::EncodeError::TooManyMadOpdescs => {
+            Diagnostic::limit(format!("operand descriptors: {e}"))
+        }
+        e => internal(format!("encode: {e}")),
+    })?;
+    let decoded = decode::decode_program(&words, &descs)
+        .map_err(|e| internal(format!("the decoder rejects the encoder's output: {e}")))?;
+    let disassembly = disasm::disassemble_program(&decoded, &[(0, Some(words.len()))]);
+    let reflection = lowered.reflection;
+    let end = words.len() as u32;
+    let container = options.container.then(|| Container {
+        format: "shbin",
+        bytes: shbin::write(&container(
+            &words,
+            &descs,
+            &lowered.literals,
+            lowered.literal_base,
+            &reflection,
+        )),
+    });
+    let stats = Stats {
+        instructions: words.len() as u32,
+        code_bytes: 4 * words.len() as u32,
+        registers: u32::from(alloc.registers_used),
+        spills: 0,
+        fills: 0,
+        units_filled: 0,
+        lower_bound: 1,
+        ir_ops: lowered.ir_ops,
+        extra: vec![
+            ("operand-descriptors", descs.len() as u64),
+            ("uniform-slots", u64::from(reflection.uniform_slots)),
+        ],
+    };
+    Ok(Output {
+        sections: sim_io::sections(&words, &descs, (0, end), false),
+        container,
+        disassembly,
+        reflection,
+        stats,
+    })
+}
+
+/// The SHBIN of one vertex shader: DEF constants for the literal pool, `.out` entries (position
+/// for `Position`, `dummy` for the rest: the application maps them), `.fvec` names `c<n>` for
+/// the application's uniforms and `v<n>` for the inputs.
+fn container(
+    words: &[u32],
+    descs: &[u32],
+    literals: &[[u32; 4]],
+    literal_base: u8,
+    r: &irc_backend::Reflection,
+) -> shbin::Shbin {
+    let mut d = shbin::Dvle::new(shbin::ShaderType::Vertex);
+    d.main = 0;
+    d.endmain = words.len() as u32;
+    for (k, v) in literals.iter().enumerate() {
+        d.constants.push(shbin::Constant {
+            reg: u16::from(literal_base) + k as u16,
+            value: shbin::ConstValue::Float(v.map(|b| float24::from_f32(f32::from_bits(b)))),
+        });
+    }
+    for v in &r.varyings {
+        d.input_mask |= 1 << v.slot;
+        if !d.uniforms.iter().any(|u| u.first == v.slot as u16) {
+            d.uniforms.push(shbin::UniformEntry {
+                name: format!("v{}", v.slot),
+                first: v.slot as u16,
+                last: v.slot as u16,
+            });
+        }
+    }
+    for u in &r.uniforms {
+        if let UniformSource::Legacy { index, .. } = u.source {
+            d.uniforms.push(shbin::UniformEntry {
+                name: format!("c{index}"),
+                first: 0x10 + u.slot as u16,
+                last: 0x10 + u.slot as u16,
+            });
+        }
+    }
+    for o in &r.outputs {
+        let semantic = match o.target {
+            IoSource::BuiltIn(BuiltIn::Position) => shbin::semantic::POSITION,
+            _ => shbin::semantic::DUMMY,
+        };
+        for k in 0..u32::from(o.components).div_ceil(4) {
+            let n = (u32::from(o.components) - 4 * k).min(4);
+            d.output_mask |= 1 << (o.register + k);
+            d.outputs.push(shbin::OutputEntry {
+                semantic,
+                reg: (o.register + k) as u16,
+                mask: (1 << n) - 1,
+            });
+        }
+    }
+    d.uniforms.sort_by_key(|u| u.first);
+    shbin::Shbin {
+        code: words.to_vec(),
+        opdescs: descs.to_vec(),
+        dvles: vec![d],
+    }
+}
