@@ -18,6 +18,7 @@
 //! unsupported.
 
 mod flow;
+mod fuse;
 pub mod io;
 
 use irc_backend::reflection::ResourceBinding;
@@ -104,7 +105,15 @@ impl MInst {
     pub fn lanewise(&self) -> bool {
         !matches!(
             self.op,
-            Opcode::Dp3 | Opcode::Dp4 | Opcode::Nrm | Opcode::Crs | Opcode::Tex | Opcode::Kil
+            Opcode::Dp3
+                | Opcode::Dp4
+                | Opcode::M33
+                | Opcode::M34
+                | Opcode::M44
+                | Opcode::Nrm
+                | Opcode::Crs
+                | Opcode::Tex
+                | Opcode::Kil
         )
     }
 }
@@ -201,6 +210,7 @@ pub fn lower(
     l.declare_outputs()?;
     l.lower_blocks(&cfg)?;
     l.finish_outputs()?;
+    fuse::fuse_matrices(&mut l.prog);
     let mut reflection = l.io.reflection();
     if !l.fixed.is_empty() {
         reflection.target = Some(irc_backend::reflection::TargetPart::new(
@@ -1149,10 +1159,51 @@ impl Lower<'_> {
                 o.index = locs.iter().position(|&l| l == o.index).unwrap_or(0) as u16;
             }
         }
-        if locs.len() > 10 {
+        Ok(())
+    }
+
+    /// The four lanes an output register gets: the stored components, 0 for those never
+    /// stored (like the IR's outputs), and beyond the declared size 0 (w: 1).
+    fn padded(&self, o: &OutSlot) -> Vec<Comp> {
+        let mut c: Vec<Comp> = o
+            .comps
+            .iter()
+            .map(|c| self.resolve(c.unwrap_or(Comp::Lit(0.0))))
+            .collect();
+        while c.len() < 4 {
+            c.push(Comp::Lit(if c.len() == 3 { 1.0 } else { 0.0 }));
+        }
+        c
+    }
+
+    /// A vertex program compiled alone: varying outputs with the same value (the same
+    /// components, e.g. the constants D3D9 shaders write to the texture coordinates they do not
+    /// use) share one varying register, numbered in location order; the reflection names the
+    /// register of each. (In a program, the fragment program's input layout decides.)
+    fn share_varyings(&mut self) -> Result<(), Diagnostic> {
+        let mut order: Vec<usize> = (0..self.outputs.len())
+            .filter(|&k| self.outputs[k].kind == OutKind::Varying && !self.outputs[k].fixed)
+            .collect();
+        order.sort_by_key(|&k| self.outputs[k].index);
+        let mut regs: Vec<Vec<Comp>> = Vec::new();
+        for k in order {
+            let c = self.padded(&self.outputs[k]);
+            let index = match regs.iter().position(|r| same(r, &c)) {
+                Some(i) => i,
+                None => {
+                    regs.push(c);
+                    regs.len() - 1
+                }
+            };
+            self.outputs[k].index = index as u16;
+        }
+        if regs.len() > 10 {
             return Err(Diagnostic::unsupported(
                 None,
-                format!("{} varying outputs (AGAL has at most 10)", locs.len()),
+                format!(
+                    "{} distinct varying outputs (AGAL has at most 10 varying registers)",
+                    regs.len()
+                ),
             ));
         }
         Ok(())
@@ -1196,23 +1247,22 @@ impl Lower<'_> {
     /// One full-mask write of every output (lanes never stored read 0, like the IR's outputs).
     fn finish_outputs(&mut self) -> Result<(), Diagnostic> {
         self.finish_fixed_outputs()?;
-        let outs: Vec<(OutKind, u16, Vec<Comp>)> = self
+        if self.kind == ShaderKind::Vertex && self.layout.is_none() {
+            self.share_varyings()?;
+        }
+        let mut outs: Vec<(OutKind, u16, Vec<Comp>)> = self
             .outputs
             .iter()
             .filter(|o| !o.fixed)
-            .map(|o| {
-                let mut c: Vec<Comp> = o
-                    .comps
-                    .iter()
-                    .map(|c| c.unwrap_or(Comp::Lit(0.0)))
-                    .collect();
-                // Lanes beyond the declared size: position w = 1, others 0.
-                while c.len() < 4 {
-                    c.push(Comp::Lit(if c.len() == 3 { 1.0 } else { 0.0 }));
-                }
-                (o.kind, o.index, c)
-            })
+            .map(|o| (o.kind, o.index, self.padded(o)))
             .collect();
+        // One write per register (shared varyings).
+        let mut seen = Vec::new();
+        outs.retain(|o| {
+            let new = !seen.contains(&(o.0, o.1));
+            seen.push((o.0, o.1));
+            new
+        });
         if self.kind == ShaderKind::Fragment {
             let mut idx: Vec<u16> = outs.iter().map(|o| o.1).collect();
             idx.sort_unstable();
@@ -1294,14 +1344,18 @@ impl Lower<'_> {
                     None => 0.0,
                     Some(Comp::Lit(x)) => x,
                     Some(_) => {
+                        let why = if o.source == IoSource::BuiltIn(BuiltIn::ClipDistance) {
+                            "user clip planes cannot be expressed"
+                        } else {
+                            "only a constant can be reported in the reflection"
+                        };
                         return Err(self.diag(
                             o.decl,
                             format!(
-                                "{} computed per vertex (AGAL has no such output; \
-                                 user clip planes cannot be expressed)",
+                                "{} computed per vertex (AGAL has no such output; {why})",
                                 source_name(o.source)
                             ),
-                        ))
+                        ));
                     }
                 };
                 values.push(v);
