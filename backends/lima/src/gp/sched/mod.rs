@@ -138,10 +138,9 @@ struct Sched<'a> {
     /// value lives there).
     slot_free: [u32; REGISTERS * 4],
     movs: u32,
+    /// Register components in use from which ops that end values go first.
+    pressure: usize,
 }
-
-/// Register components in use from which the scheduler prefers ops that end values.
-const PRESSURE: usize = 40;
 
 /// Latency (instructions from the first step to the result being readable) of a node.
 fn latency(op: Op) -> u32 {
@@ -156,8 +155,23 @@ fn internal(msg: impl Into<String>) -> Diagnostic {
     Diagnostic::internal(None, msg)
 }
 
-/// Schedules `prog` (module doc).
+/// Register-pressure thresholds tried in turn when a schedule runs out of registers.
+const PRESSURE_STEPS: [usize; 4] = [40, 24, 8, 0];
+
+/// Schedules `prog` (module doc): with the default pressure threshold, then, while the
+/// registers run out, lower ones.
 pub fn schedule(prog: &Program) -> Result<Schedule, Diagnostic> {
+    let mut last = None;
+    for p in PRESSURE_STEPS {
+        match schedule_with(prog, p) {
+            Ok(s) => return Ok(s),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| internal("no schedule attempted")))
+}
+
+fn schedule_with(prog: &Program, pressure: usize) -> Result<Schedule, Diagnostic> {
     let n = prog.nodes.len();
     let live = prog.live();
     let mut uses = vec![0u32; n];
@@ -203,6 +217,7 @@ pub fn schedule(prog: &Program) -> Result<Schedule, Diagnostic> {
         height,
         slot_free: [0; REGISTERS * 4],
         movs: 0,
+        pressure,
     };
     s.run(&uses)?;
     Ok(s.finish())
@@ -247,7 +262,7 @@ impl Sched<'_> {
                     .filter(|&v| !self.node_done[v as usize] && self.waiting[v as usize] == 0)
                     .collect();
                 let busy = self.slot_free.iter().filter(|&&f| f == u32::MAX).count();
-                if busy >= PRESSURE {
+                if busy >= self.pressure {
                     // Under register pressure, ops that end values first.
                     ready.sort_by_key(|&v| (self.pressure_delta(v), rank[v as usize]));
                 }
@@ -738,6 +753,10 @@ impl Sched<'_> {
         }
         while self.cycles.last().is_some_and(Cyc::is_empty) {
             self.cycles.pop();
+        }
+        if self.cycles.is_empty() {
+            // A program is at least one instruction (one that stores nothing).
+            self.cycles.push(Cyc::default());
         }
         stats.movs += self.movs;
         stats.registers = regs.iter().filter(|&&r| r).count() as u32;
