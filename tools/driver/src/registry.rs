@@ -24,6 +24,7 @@ impl Registry {
         BUILTIN.get_or_init(|| Registry {
             targets: vec![
                 &irc_lima::pp::LimaFp,
+                &irc_lima::gp::LimaVp,
                 &irc_pica::PicaVs,
                 &irc_agal::AgalFp,
                 &irc_agal::AgalVp,
