@@ -46,11 +46,21 @@ fn same_trap(a: &Trap, b: &Trap) -> bool {
 /// outputs differ while either run evaluated quad ops in divergent control flow
 /// (`Outputs::divergent_quad_ops`, undefined in D3D) is skipped.
 pub fn compare(reference: &Module, candidate: &Module, inputs_of: &Module, seeds: u64) -> Verdict {
-    let config = run_config();
+    compare_with(reference, candidate, inputs_of, seeds, &run_config())
+}
+
+/// [`compare`] under interpreter configuration `config`.
+pub fn compare_with(
+    reference: &Module,
+    candidate: &Module,
+    inputs_of: &Module,
+    seeds: u64,
+    config: &RunConfig,
+) -> Verdict {
     for seed in 0..seeds {
         let inputs = ShaderInputs::random(inputs_of, seed);
-        let want = run(reference, &inputs, &config);
-        let got = run(candidate, &inputs, &config);
+        let want = run(reference, &inputs, config);
+        let got = run(candidate, &inputs, config);
         match (&want, &got) {
             (Err(t), _)
                 if matches!(
