@@ -573,7 +573,16 @@ fn run_pipeline(
     match compare(&reference, &m, &raw, SEEDS) {
         Verdict::Same | Verdict::NotRunnable(_) => Outcome::Ok,
         Verdict::Differs(why) => match crate::interp_check::known_difference(&id) {
-            Some(reason) => Outcome::Known(format!("as raw; dxbc-spirv differs: {reason}")),
+            Some(reason)
+                if crate::interp_check::pipeline_signature_holds(
+                    &id, &reference, &m, &raw, SEEDS,
+                ) =>
+            {
+                Outcome::Known(format!("as raw; dxbc-spirv differs: {reason}"))
+            }
+            Some(reason) => Outcome::Failed(format!(
+                "differs from dxbc-spirv's .dxir without the signature of {reason}: {why}"
+            )),
             None => Outcome::Failed(format!("differs from dxbc-spirv's .dxir: {why}")),
         },
     }

@@ -10,8 +10,8 @@
 
 use irc_backend::regalloc::Allocation;
 use irc_backend::{
-    CompileOptions, Container, Diagnostic, Diagnostics, IoSource, Oracle, Output, Pipeline,
-    PipelineKind, Simulator, Stats, Target, TargetCaps, Tolerance, UniformSource,
+    CompileOptions, Container, Denormals, Diagnostic, Diagnostics, IoSource, Oracle, Output,
+    Pipeline, PipelineKind, Simulator, Stats, Target, TargetCaps, Tolerance, UniformSource,
 };
 use irc_ir::{BuiltIn, Module, ShaderStage};
 
@@ -66,12 +66,14 @@ impl Target for PicaVs {
         Tolerance::FLOAT24
     }
     fn oracle(&self) -> Oracle {
-        // No divide instruction (RCP + MUL); uniforms are float24 (no denormals).
+        // No divide instruction (RCP + MUL); float24 has no denormals: uniforms arrive
+        // flushed and arithmetic flushes its operands and results (reference pica.md §10).
         Oracle {
             div_as_rcp_mul: true,
             fine_default_derivatives: false,
             stepwise_transcendentals: false,
             flush_denormal_uniforms: true,
+            denormals: Denormals::Flush,
         }
     }
 }
