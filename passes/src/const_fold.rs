@@ -3,7 +3,8 @@
 //!
 //! **One evaluator.** The arithmetic is the interpreter's own: the operand constants are
 //! decoded with [`irc_arith::value::constant_value`] (what a run reads), the op is evaluated by
-//! [`irc_arith::eval::fold`] (the per-component functions and broadcasting rule a run uses),
+//! [`irc_arith::eval::fold_in`] (the per-component functions and broadcasting rule a run uses,
+//! under the module's `SetFpMode` denormal and rounding modes),
 //! and the result is encoded back with [`irc_arith::eval::constant_literals`]. So a folded
 //! program computes bit for bit what the original computed — NaN payloads, signed zeros,
 //! denormals, saturating conversions, wrapping and masked shifts included. Because the result
@@ -80,7 +81,8 @@ pub fn fold_op(m: &mut Module, d: SsaDef) -> Option<SsaDef> {
     // Only `ConstantLoad` reads the type of its base.
     let base = Load::try_of(op).and_then(|l| l.base());
     let operand0_ty = base.map_or(op.ty.clone(), |a| m.ty(a).clone());
-    let v = irc_arith::eval::fold(op, &args, &operand0_ty)?;
+    let modes = irc_arith::FpModes::of_module(m);
+    let v = irc_arith::eval::fold_in(op, &args, &operand0_ty, &modes)?;
     let ty = op.ty.clone();
     make_constant(m, &ty, &v)
 }

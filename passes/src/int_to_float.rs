@@ -49,6 +49,10 @@
 //! Lima GP address registers) reads `ConvertFtoI(x)` as "index with float `x`", which is
 //! exact: `x` is an integer-valued float within range.
 //!
+//! Relative-addressing indices stay integer: `IAdd(k, ConvertFtoI(x))` and `Cast`s between
+//! `i32` and `u32` of them, when they are used only as load addresses (see
+//! [`address_values`]); backends with address registers lower them.
+//!
 //! ## Not handled
 //!
 //! Vector integer arithmetic, 64-bit and 16-bit integers, `ConvertItoI`, bitwise ops even on
@@ -396,9 +400,83 @@ fn maybe_negative_zero(m: &Module, ranges: &[R], cands: &FxHashSet<SsaDef>) -> F
     }
 }
 
-/// Step 5: everything integer that is left must be interface (see the module docs).
+/// Relative-addressing indices (the D3D9 `mova` idiom): scalar 32-bit integer values made by
+/// `ConvertFtoI` of a float, `IAdd` of such a value and an integer constant, or a `Cast` between
+/// `i32` and `u32` of such a value, used only as load addresses or by each other. They stay
+/// integer with their wrapping semantics; a backend that indexes with an address register
+/// (PICA `mova` + `c[a0.x + k]`) reads them as "constant offset `k` plus the truncated float".
+/// The greatest set closed under "every user is a load address or a member".
+fn address_values(m: &Module) -> FxHashSet<SsaDef> {
+    let int32 = |x: SsaDef| {
+        matches!(
+            m.ty(x).as_scalar(),
+            Some(ScalarType::I32) | Some(ScalarType::U32)
+        )
+    };
+    let mut set: FxHashSet<SsaDef> = m
+        .code()
+        .filter(|&d| {
+            let op = m.op(d);
+            int32(d)
+                && match op.opcode {
+                    OpCode::ConvertFtoI => Arith::of(op)
+                        .a()
+                        .is_some_and(|x| m.ty(x).as_scalar() == Some(ScalarType::F32)),
+                    OpCode::IAdd => {
+                        let (a, b) = (Arith::of(op).a(), Arith::of(op).b());
+                        let k = |x: Option<SsaDef>| {
+                            x.is_some_and(|x| m.opcode(x) == OpCode::Constant && int32(x))
+                        };
+                        k(a) != k(b) && a.is_some() && b.is_some()
+                    }
+                    OpCode::Cast => Arith::of(op).a().is_some_and(int32),
+                    _ => false,
+                }
+        })
+        .collect();
+    loop {
+        let bad: Vec<SsaDef> = set
+            .iter()
+            .copied()
+            .filter(|&d| {
+                let op = m.op(d);
+                let operand_ok = match op.opcode {
+                    OpCode::ConvertFtoI => true,
+                    _ => op
+                        .ref_defs()
+                        .filter(|&x| m.opcode(x) != OpCode::Constant)
+                        .all(|x| set.contains(&x)),
+                };
+                let users_ok = m.uses(d).iter().all(|&u| {
+                    !m.is_live(u)
+                        || m.opcode(u).is_meta()
+                        || set.contains(&u)
+                        || (matches!(
+                            m.opcode(u),
+                            OpCode::InputLoad | OpCode::BufferLoad | OpCode::ConstantLoad
+                        ) && irc_ir::format::access(m.op(u))
+                            .is_some_and(|a| a.address == Some(d) && a.base != Some(d)))
+                });
+                !(operand_ok && users_ok)
+            })
+            .collect();
+        if bad.is_empty() {
+            return set;
+        }
+        for d in bad {
+            set.remove(&d);
+        }
+    }
+}
+
+/// Step 5: everything integer that is left must be interface (see the module docs) or a
+/// relative-addressing index ([`address_values`]).
 fn check(m: &Module, ranges: &[R]) -> Result<(), PassError> {
+    let addresses = address_values(m);
     for d in m.code() {
+        if addresses.contains(&d) {
+            continue;
+        }
         let op = m.op(d);
         let int_result = op.ty.is_basic_where(|t| t.is_int());
         let int_operand = op

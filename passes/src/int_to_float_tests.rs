@@ -216,6 +216,44 @@ fn bit_op_of_unbounded_value_is_unsupported() {
     }
 }
 
+/// D3D9 `mova` + `c[a0.x + 2]`: the index `IAdd(2, ConvertFtoI(x))` (through a `Cast`) stays
+/// integer when it only addresses a load; the same index also stored as a value is refused.
+const MOVA: &str = "
+%1 = EntryPoint %20 Vertex
+%2 = f32 DclInput %1 0 0
+%3 = f32x4[8] DclInputBuiltIn %1 LegacyConstFloat
+%4 = f32x4 DclOutput %1 0 0
+%5 = i32 DclOutput %1 1 0
+%6 = i32 Constant 2
+
+%20 = Function
+%21 = Label None
+  %22 = f32 InputLoad %2 null
+  %23 = i32 ConvertFtoI %22
+  %24 = i32 IAdd %6 %23
+  %25 = u32 Cast %24
+  %26 = f32x4 InputLoad %3 %25
+  %27 = OutputStore %4 null %26
+  %28 = Return
+%29 = FunctionEnd
+";
+
+#[test]
+fn relative_address_stays_integer() {
+    let mut m = irc_ir::text::parse(MOVA).unwrap();
+    run(&mut m, &lima()).unwrap();
+    assert!(m.code().any(|d| m.opcode(d) == OpCode::IAdd));
+    let stored = MOVA.replace(
+        "  %28 = Return",
+        "  %30 = OutputStore %5 null %24\n  %28 = Return",
+    );
+    let mut m = irc_ir::text::parse(&stored).unwrap();
+    match run(&mut m, &lima()).unwrap_err() {
+        PassError::Unsupported { opcode, .. } => assert_eq!(opcode, OpCode::IAdd),
+        e => panic!("{e}"),
+    }
+}
+
 #[test]
 fn default_caps_do_nothing() {
     let mut m = irc_ir::text::parse(LOOP).unwrap();

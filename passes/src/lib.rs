@@ -21,6 +21,7 @@ pub mod inline;
 pub mod int_range;
 pub mod int_to_float;
 pub mod legacy_state;
+pub mod legalize_ops;
 pub mod licm;
 pub mod lower_consume;
 pub mod lower_dot;

@@ -37,6 +37,7 @@ pub fn legalize(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
     step(pm, m, "trim-legacy-guards")?;
     step(pm, m, "lower-legacy")?;
     step(pm, m, "lower-dot")?;
+    step(pm, m, "legalize-ops")?;
     if !pm.context.caps.indexable_scratch {
         step(pm, m, "scratch-to-regs")?;
     }

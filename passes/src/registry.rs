@@ -80,6 +80,11 @@ pub static PASSES: &[PassInfo] = &[
         run: crate::lower_dot::run,
     },
     PassInfo {
+        name: "legalize-ops",
+        description: "bit-field ops, packed-half conversions and UMSad into the shape the legality contract allows",
+        run: crate::legalize_ops::run,
+    },
+    PassInfo {
         name: "lower-min16",
         description: "min-precision types to 16- or 32-bit types; MinValue/MaxValue to constants",
         run: crate::lower_min16::run,

@@ -12,7 +12,21 @@ pub const INPUT_SETS: u64 = 4;
 /// Checks one seed: `Ok(Some(ops after the pipeline))`, `Ok(None)` when the pipeline reports
 /// the program unsupported by its target, or `Err(a ready-to-commit filetest)`.
 pub fn check_seed(seed: u64, pipeline: &str) -> Result<Option<usize>, String> {
-    let raw = generate(seed, Form::Raw, Limits::default());
+    check_module(
+        &generate(seed, Form::Raw, Limits::default()),
+        seed,
+        pipeline,
+    )
+}
+
+/// [`check_seed`] for a generator module drawn some other way (the fuzz targets draw from
+/// fuzz input); `seed` only labels the regression file.
+pub fn check_module(
+    raw: &irc_ir::Module,
+    seed: u64,
+    pipeline: &str,
+) -> Result<Option<usize>, String> {
+    let raw = raw.clone();
     let mut m = raw.clone();
     let mut pm = PassManager::new(ManagerOptions {
         verify: true,

@@ -13,4 +13,6 @@ pub mod gen;
 pub mod harness;
 pub mod interp_check;
 pub mod pipeline;
+pub mod quad_inputs;
+pub mod run_inputs;
 pub mod runline;

@@ -7,7 +7,15 @@
 //!
 //! Assignments (before `=>`), separated by spaces, no spaces inside a value:
 //! - `vN=VALUE` / `vN.C=VALUE`: input location N (component C, default 0), typed by its
-//!   `DclInput`; the same value is given to every invocation (all four lanes of a pixel quad).
+//!   `DclInput`; the same value is given to every invocation (all four lanes of a pixel quad)
+//!   unless one of the per-lane forms below says otherwise.
+//! - Pixel quads (lanes `0..4` = pixels (0,0), (1,0), (0,1), (1,1) of the quad):
+//!   `NAME@L=VALUE` gives lane L its own value of input NAME (after everything else);
+//!   `NAME.ddx=VALUE` / `NAME.ddy=VALUE` make NAME a plane over the quad — lane (x, y) reads
+//!   `NAME + x·ddx + y·ddy` (float components, rounded to their type; the value of NAME is the
+//!   top-left pixel's), as an interpolated varying with those screen-space derivatives is;
+//!   `pixel=(X,Y)` puts the quad's top-left pixel at (X, Y): a declared `Position` reads
+//!   `(X + x + 0.5, Y + y + 0.5, z, w)` (z, w from `Position=` if given, else 0 and 1).
 //! - `<BuiltIn>=VALUE` (`Position`, `IsFrontFace`, `VertexId`, …): a built-in input. A struct
 //!   or array built-in takes a flat tuple of all its scalars in order, each read as its
 //!   member's type (`LegacyAlphaTest=(7,0,0)` for `{u32,u32,u32}`).
@@ -19,7 +27,8 @@
 //!
 //! Expectations (after `=>`): `oN=VALUE` / `oN.C=VALUE` / `<BuiltIn>=VALUE` for outputs (typed
 //! by their declaration, compared bit for bit except that any NaN matches `nan`), `discard`
-//! (every lane discarded) and `kept` (no lane discarded). Outputs are checked on every lane.
+//! (every lane discarded) and `kept` (no lane discarded). Outputs are checked on every lane;
+//! `oN@L=VALUE` checks lane L only.
 //! `tolerance=T` relaxes float comparisons to |got − want| ≤ max(T, T·|want|) (for results
 //! whose last bits depend on the host's transcendental functions, and later for targets that
 //! compute in lower precision).
@@ -89,6 +98,8 @@ impl RunLine {
     pub fn inputs(&self, m: &Module) -> Result<ShaderInputs, String> {
         let mut inv = InvocationInputs::default();
         let mut inputs = ShaderInputs::default();
+        let n_lanes = invocation_count(m);
+        let mut quad = crate::quad_inputs::QuadSpec::default();
         for (k, v) in &self.assigns {
             if let Some(rest) = k.strip_prefix("cb") {
                 let (reg, space) = split_index(rest)?;
@@ -146,10 +157,48 @@ impl RunLine {
                 inputs.samplers.insert(binding, Sampler::default());
                 continue;
             }
-            let (slot, ty) = slot_of(m, k, OpCode::DclInput, OpCode::DclInputBuiltIn)?;
-            inv.io.insert(slot, parse_value(&ty, v)?);
+            if k == "pixel" {
+                let p = parse_tuple(v)?;
+                let [x, y] = p[..] else {
+                    return Err(format!("`pixel={v}`: expected (X,Y)"));
+                };
+                quad.pixel = Some((parse_f64(x)?, parse_f64(y)?));
+                continue;
+            }
+            let (name, lane) = match k.split_once('@') {
+                Some((n, l)) => {
+                    let l: usize = l
+                        .parse()
+                        .ok()
+                        .filter(|&l| l < n_lanes)
+                        .ok_or_else(|| format!("`{k}`: lane must be below {n_lanes}"))?;
+                    (n, Some(l))
+                }
+                None => (k.as_str(), None),
+            };
+            let deriv = [(".ddx", 0), (".ddy", 1)]
+                .into_iter()
+                .find_map(|(sfx, i)| name.strip_suffix(sfx).map(|n| (n, i)));
+            if let Some((base, axis)) = deriv {
+                if n_lanes < 4 || lane.is_some() {
+                    return Err(format!(
+                        "`{k}`: derivatives are given for a whole pixel quad"
+                    ));
+                }
+                let (slot, ty) = slot_of(m, base, OpCode::DclInput, OpCode::DclInputBuiltIn)?;
+                quad.planes.entry(slot).or_default()[axis] = Some(parse_value(&ty, v)?);
+                continue;
+            }
+            let (slot, ty) = slot_of(m, name, OpCode::DclInput, OpCode::DclInputBuiltIn)?;
+            let value = parse_value(&ty, v)?;
+            match lane {
+                Some(l) => quad.lanes.push((l, slot, value)),
+                None => {
+                    inv.io.insert(slot, value);
+                }
+            }
         }
-        inputs.invocations = vec![inv; invocation_count(m)];
+        inputs.invocations = crate::quad_inputs::lanes(m, &inv, &quad, n_lanes)?;
         Ok(inputs)
     }
 
@@ -170,9 +219,25 @@ impl RunLine {
                     }
                 }
                 Expect::Output(k, v) => {
-                    let (slot, ty) = slot_of(m, k, OpCode::DclOutput, OpCode::DclOutputBuiltIn)?;
+                    let (name, only) = match k.split_once('@') {
+                        Some((n, l)) => (
+                            n,
+                            Some(l.parse::<usize>().map_err(|_| format!("`{k}`: bad lane"))?),
+                        ),
+                        None => (k.as_str(), None),
+                    };
+                    let (slot, ty) = slot_of(m, name, OpCode::DclOutput, OpCode::DclOutputBuiltIn)?;
                     let want = parse_value(&ty, v)?;
+                    if only.is_some_and(|l| l >= out.invocations.len()) {
+                        return Err(format!(
+                            "`{k}`: the run has {} lanes",
+                            out.invocations.len()
+                        ));
+                    }
                     for (lane, o) in out.invocations.iter().enumerate() {
+                        if only.is_some_and(|l| l != lane) {
+                            continue;
+                        }
                         let got = o.io.get(&slot).cloned().unwrap_or(Value::Void);
                         if !values_match(&got, &want, self.tolerance) {
                             bad.push(format!(
@@ -261,7 +326,7 @@ fn slot_of(
     ))
 }
 
-fn parse_tuple(v: &str) -> Result<Vec<&str>, String> {
+pub(crate) fn parse_tuple(v: &str) -> Result<Vec<&str>, String> {
     match v.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
         Some(inner) => Ok(inner.split(',').map(str::trim).collect()),
         None => Ok(vec![v]),
@@ -284,7 +349,7 @@ fn parse_dword(s: &str) -> Result<u32, String> {
     }
 }
 
-fn parse_f64(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_f64(s: &str) -> Result<f64, String> {
     match s {
         "inf" => Ok(f64::INFINITY),
         "-inf" => Ok(f64::NEG_INFINITY),

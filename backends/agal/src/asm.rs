@@ -95,6 +95,13 @@ fn assemble_impl(text: &str, header: Option<(ShaderKind, u32)>) -> Result<Progra
             message: "missing `.agal vertex|fragment VERSION` line".into(),
         });
     };
+    if !crate::isa::VERSIONS.contains(&version) {
+        return Err(AsmError {
+            line: 1,
+            column: 1,
+            message: format!("unsupported AGAL version {version} (versions 1-3 exist)"),
+        });
+    }
     Ok(Program {
         version,
         kind,
@@ -164,6 +171,12 @@ fn parse_header(c: &mut Cursor) -> Result<(ShaderKind, u32), PErr> {
     let version = v
         .parse::<u32>()
         .map_err(|_| PErr(at, "expected the AGAL version number".into()))?;
+    if !crate::isa::VERSIONS.contains(&version) {
+        return Err(PErr(
+            at,
+            format!("unsupported AGAL version {version} (versions 1-3 exist)"),
+        ));
+    }
     if !c.at_end() {
         return c.err("unexpected text after the version");
     }

@@ -16,8 +16,9 @@
 //! * [`sim`] — an f32 simulator of vertex programs and fragment quads, with the generic
 //!   [`irc_backend::Simulator`] implementation ([`sim::AgalSimulator`]).
 //!
-//! The `agal-vp` / `agal-fp` targets (lowering, register packing) are not built yet and are not
-//! registered. Facts: `shared/reference/agal.md` (§n in this crate's docs refers to it).
+//! The compiler side: [`caps`], [`lower`] (IR → machine ops on virtual registers, constant
+//! pool, I/O assignment), [`regalloc`] (lane packing into the temporaries) and [`target`]
+//! (`agal-fp`, `agal-vp`). Facts: `shared/reference/agal.md` (§n in this crate's docs refers to it).
 //!
 //! # Conventions for the compiler side
 //!
@@ -37,33 +38,21 @@
 //!   `Depth` → `fd`, otherwise `v<register>` (vertex) / `oc<register>` (fragment).
 
 pub mod asm;
+pub mod caps;
 pub mod decode;
 pub mod disasm;
 pub mod encode;
 pub mod instr;
 pub mod isa;
+pub mod lower;
+pub mod reflection;
+pub mod regalloc;
 pub mod sim;
+pub mod target;
 pub mod validate;
 
 pub use instr::{Dest, Indirect, Instruction, Program, Sampler, Source, Src2};
 pub use isa::{Opcode, Profile, RegType, ShaderKind};
+pub use target::{AgalFp, AgalVp};
 
-use irc_backend::TargetCaps;
-use irc_ir::OpCode;
-
-/// AGAL version 1 (the common denominator): dp3/dp4, IEEE multiplies, no integers, no
-/// indexable temporaries, no branches or loops; vec4 registers; dp3/dp4 are single
-/// instructions, so a dot product pays from 3 products.
-pub const CAPS: TargetCaps = TargetCaps {
-    name: "agal",
-    native: &[OpCode::FDot, OpCode::FClamp],
-    float16: false,
-    int16: false,
-    indexable_scratch: false,
-    integers: false,
-    branches: false,
-    loops: false,
-    vectorize: true,
-    min_dot_terms: 3,
-    if_convert_limit: 8,
-};
+pub use caps::CAPS;

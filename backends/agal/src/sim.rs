@@ -670,6 +670,13 @@ impl Simulator for AgalSimulator {
                     }
                 }
             }
+            // Outputs AGAL has no register for, constant by construction (`crate::reflection`).
+            let fixed = refl.target_part::<crate::reflection::AgalReflection>();
+            for f in fixed.iter().flat_map(|f| &f.fixed_outputs) {
+                for (i, v) in f.values.iter().enumerate() {
+                    inv.values.insert(io_key(f.target, i as u32), v.to_bits());
+                }
+            }
             out.invocations.push(inv);
         }
         Ok(out)

@@ -47,4 +47,4 @@ pub use sim::{
     SimInputs, SimOutputs, Simulator, TextureFetch, TextureSource,
 };
 pub use target::{Pipeline, Target};
-pub use tolerance::{Oracle, Tolerance};
+pub use tolerance::{Denormals, Oracle, Tolerance};

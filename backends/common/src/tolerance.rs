@@ -60,6 +60,29 @@ pub struct Oracle {
     /// Constant-buffer dwords uploaded as floats that are f32 denormals arrive as zero (a
     /// target without f32 registers).
     pub flush_denormal_uniforms: bool,
+    /// What the hardware does with denormal floats in arithmetic.
+    pub denormals: Denormals,
+}
+
+/// A target's denormal handling, as far as it is known. Where the hardware flushes, the
+/// interpreter flushes every float width when it is that target's oracle (its
+/// `RunConfig::flush_denormals`), whatever the module's `SetFpMode` declares; otherwise it
+/// follows the declared modes.
+///
+/// - PICA200 (pica-vs/gs): float24 (1.7.16) has no denormals; input and output subnormals
+///   are flushed in arithmetic (reference pica.md §10, 3dbrew's hardware tests) → `Flush`.
+/// - Mali-400 PP (lima-fp): computes in fp16; f32 denormals do not exist there, and fp16
+///   denormals are flushed (the brief for issue 20; not independently measured) → `Flush`.
+/// - Mali-400 GP (lima-vp): fp32-like internal format, not characterized → `Unknown`.
+/// - AGAL (agal-vp/fp): f32 on whatever GPU Flash's Stage3D runs on (Direct3D 9, OpenGL,
+///   OpenGL ES); Adobe documents no denormal behaviour → `Unknown`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Denormals {
+    /// Not characterized: the interpreter follows the module's declared modes.
+    #[default]
+    Unknown,
+    /// Denormal operands and results of every float computation are (signed) zero.
+    Flush,
 }
 
 #[cfg(test)]

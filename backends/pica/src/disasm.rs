@@ -695,7 +695,7 @@ pub fn disassemble_shbin(shbin: &Shbin) -> Result<Vec<String>, DecodeError> {
         let mut unif = d.uniforms.clone();
         unif.sort_by_key(|u| u.first);
         for u in &unif {
-            let size = u.last.saturating_sub(u.first) + 1;
+            let size = u32::from(u.last.saturating_sub(u.first)) + 1;
             let arr = if size > 1 {
                 format!("[{size}]")
             } else {

@@ -279,9 +279,30 @@ fn write_dvle(d: &Dvle) -> Vec<u8> {
 
 struct Reader<'a> {
     bytes: &'a [u8],
+    /// Bytes of tables (and uniform names) still allowed to be parsed. Tables may overlap
+    /// (DVLEs can share offsets), so without this budget a small file could make the reader
+    /// parse the same entries again and again; with it, what is parsed is at most the file's
+    /// size (picasso's files never share a table, so they always fit).
+    budget: std::cell::Cell<usize>,
 }
 
 impl Reader<'_> {
+    /// Takes `n` bytes from the budget.
+    fn spend(&self, at: usize, n: usize) -> Result<(), ShbinError> {
+        match self.budget.get().checked_sub(n) {
+            Some(left) => {
+                self.budget.set(left);
+                Ok(())
+            }
+            None => Err(self.err(
+                at,
+                format!(
+                    "the DVLE tables hold more than the file's {} bytes (tables overlap)",
+                    self.bytes.len()
+                ),
+            )),
+        }
+    }
     fn err(&self, offset: usize, what: impl Into<String>) -> ShbinError {
         ShbinError {
             offset,
@@ -327,7 +348,10 @@ impl Reader<'_> {
 
 /// Parses a SHBIN file.
 pub fn read(bytes: &[u8]) -> Result<Shbin, ShbinError> {
-    let r = Reader { bytes };
+    let r = Reader {
+        bytes,
+        budget: std::cell::Cell::new(bytes.len()),
+    };
     r.magic(0, b"DVLB")?;
     let n = r.u32(4)?;
     r.table(8, n, 4)?;
@@ -388,6 +412,10 @@ fn read_dvle(r: &Reader<'_>, at: usize) -> Result<Dvle, ShbinError> {
     r.table(o_off, o_n, 8)?;
     r.table(u_off, u_n, 8)?;
     r.table(s_off, s_n, 1)?;
+    r.spend(
+        at,
+        0x40 + 20 * c_n as usize + 8 * o_n as usize + 8 * u_n as usize,
+    )?;
     for i in 0..c_n as usize {
         let e = c_off + 20 * i;
         let ty = r.u16(e)?;
@@ -417,6 +445,7 @@ fn read_dvle(r: &Reader<'_>, at: usize) -> Result<Dvle, ShbinError> {
             .get(name_off..)
             .and_then(|s| s.split(|&b| b == 0).next())
             .ok_or_else(|| r.err(e, "uniform name outside the symbol table"))?;
+        r.spend(e, name.len())?;
         d.uniforms.push(UniformEntry {
             name: String::from_utf8_lossy(name).into_owned(),
             first: r.u16(e + 4)?,

@@ -10,8 +10,8 @@
 
 use irc_backend::regalloc::Allocation;
 use irc_backend::{
-    CompileOptions, Container, Diagnostic, Diagnostics, IoSource, Oracle, Output, Pipeline,
-    PipelineKind, Simulator, Stats, Target, TargetCaps, Tolerance, UniformSource,
+    CompileOptions, Container, Denormals, Diagnostic, Diagnostics, IoSource, Oracle, Output,
+    Pipeline, PipelineKind, Simulator, Stats, Target, TargetCaps, Tolerance, UniformSource,
 };
 use irc_ir::{BuiltIn, Module, ShaderStage};
 
@@ -66,12 +66,14 @@ impl Target for PicaVs {
         Tolerance::FLOAT24
     }
     fn oracle(&self) -> Oracle {
-        // No divide instruction (RCP + MUL); uniforms are float24 (no denormals).
+        // No divide instruction (RCP + MUL); float24 has no denormals: uniforms arrive
+        // flushed and arithmetic flushes its operands and results (reference pica.md §10).
         Oracle {
             div_as_rcp_mul: true,
             fine_default_derivatives: false,
             stepwise_transcendentals: false,
             flush_denormal_uniforms: true,
+            denormals: Denormals::Flush,
         }
     }
 }
@@ -94,7 +96,7 @@ fn operand_regs(
             (SrcReg::Temp(loc.reg), loc.lane)
         }
         Reg::In(n) => (SrcReg::Input(n), 0),
-        Reg::Uni(n) => (SrcReg::Const(n), 0),
+        Reg::Uni(n) | Reg::UniRel(n) => (SrcReg::Const(n), 0),
         Reg::Lit(k) => (SrcReg::Const(lit_base + k as u8), 0),
     };
     Ok((reg, o.swz.map(|c| (base + c).min(3))))
@@ -117,6 +119,21 @@ fn emit_op(op: &MOp, alloc: &Allocation, lit_base: u8) -> Result<Instr, Diagnost
                 .filter(|c| mask & (1 << c) != 0)
                 .fold(0u8, |m, c| m | Mask::comp(c).0);
             (HDst::new(DstReg::Output(o), Mask(m)), 0)
+        }
+        Dst::A0(mask) => {
+            let m = (0..2)
+                .filter(|c| mask & (1 << c) != 0)
+                .fold(0u8, |m, c| m | Mask::comp(c).0);
+            let (reg, abs) = operand_regs(&op.srcs[0], alloc, lit_base)?;
+            let mut s = Src::new(reg).swz(Swizzle::new(abs));
+            if op.srcs[0].neg {
+                s = s.negated();
+            }
+            return Ok(Instr::Mova {
+                mask: Mask(m),
+                src: s,
+                index: AddrIndex::None,
+            });
         }
     };
     let cw = op.componentwise();
@@ -141,7 +158,11 @@ fn emit_op(op: &MOp, alloc: &Allocation, lit_base: u8) -> Result<Instr, Diagnost
         }
         srcs.push(s);
     }
-    let index = AddrIndex::None;
+    let index = if op.srcs.iter().any(|s| matches!(s.reg, Reg::UniRel(_))) {
+        AddrIndex::A0X
+    } else {
+        AddrIndex::None
+    };
     Ok(match op.op {
         Opcode::Add
         | Opcode::Mul
@@ -181,6 +202,23 @@ fn emit_op(op: &MOp, alloc: &Allocation, lit_base: u8) -> Result<Instr, Diagnost
     })
 }
 
+/// `mov rN.m, rN` reading every enabled component from itself, unnegated, not indexed.
+fn is_self_move(i: &Instr) -> bool {
+    match *i {
+        Instr::Unary {
+            op: Opcode::Mov,
+            dst,
+            src,
+            index: AddrIndex::None,
+        } => {
+            let same_reg =
+                matches!((dst.reg, src.reg), (DstReg::Temp(a), SrcReg::Temp(b)) if a == b);
+            same_reg && !src.negate && (0..4).all(|c| !dst.mask.has(c) || src.swizzle.comp(c) == c)
+        }
+        _ => false,
+    }
+}
+
 /// Compiles an optimized module.
 pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diagnostic> {
     let lowered = lower::lower(module)?;
@@ -188,9 +226,22 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
     let (alloc, _) = regalloc::allocate(prog)?;
     let mut instrs = Vec::with_capacity(prog.ops.len() + 1);
     for op in &prog.ops {
-        instrs.push(emit_op(op, &alloc, lowered.literal_base)?);
+        let i = emit_op(op, &alloc, lowered.literal_base)?;
+        // A copy the allocator coalesced (`mov r0.x, r0.x`) does nothing.
+        if !is_self_move(&i) {
+            instrs.push(i);
+        }
     }
     instrs.push(Instr::END);
+    if let Some(i) = instrs
+        .windows(2)
+        .position(|w| matches!(w, [Instr::Mova { .. }, Instr::Mova { .. }]))
+    {
+        return Err(internal(format!(
+            "words {i} and {}: two consecutive MOVA (erratum 3)",
+            i + 1
+        )));
+    }
     if instrs.len() > limits::CODE_WORDS {
         return Err(Diagnostic::limit(format!(
             "{} instructions; a PICA200 vertex shader holds {}",

@@ -278,3 +278,72 @@ fn reader_never_panics_on_random_or_truncated_bytes() {
         let _ = shbin::read(&hdr);
     }
 }
+
+/// A SHBIN of `k` DVLEs all at one offset, each with `c` constants (20 zero bytes: bool
+/// false) and `c` uniforms (8 zero bytes: name offset 0), naming a symbol table of `s` bytes
+/// `a` followed by `nul` NULs.
+fn overlapping(k: usize, c: usize, s: usize, nul: usize) -> Vec<u8> {
+    let dvlp = 8 + 4 * k;
+    let dvle = dvlp + 0x28;
+    let mut b = Vec::new();
+    b.extend_from_slice(b"DVLB");
+    b.extend_from_slice(&(k as u32).to_le_bytes());
+    for _ in 0..k {
+        b.extend_from_slice(&(dvle as u32).to_le_bytes());
+    }
+    let mut p = vec![0u8; 0x28];
+    p[..4].copy_from_slice(b"DVLP");
+    b.extend_from_slice(&p);
+    let mut e = vec![0u8; 0x40];
+    e[..4].copy_from_slice(b"DVLE");
+    let mut put = |at: usize, v: usize| e[at..at + 4].copy_from_slice(&(v as u32).to_le_bytes());
+    put(0x18, 0x40);
+    put(0x1C, c);
+    put(0x30, 0x40 + 20 * c);
+    put(0x34, c);
+    put(0x38, 0x40 + 28 * c);
+    put(0x3C, s + nul);
+    b.extend_from_slice(&e);
+    b.extend(std::iter::repeat_n(0u8, 28 * c));
+    b.extend(std::iter::repeat_n(b'a', s));
+    b.extend(std::iter::repeat_n(0u8, nul));
+    b
+}
+
+/// A small file declaring huge work: 2000 DVLEs at one offset, each with the same 5000
+/// constants and 5000 uniforms named by one 20 KB symbol without a NUL. Every table lies
+/// inside the 170 KB file, but parsing each DVLE again would build 10M constants and 200 GB
+/// of names; the reader parses at most the file's size of tables and reports the overlap.
+#[test]
+fn overlapping_tables_cannot_amplify_a_small_file() {
+    let b = overlapping(2000, 5000, 20_000, 0);
+    assert!(b.len() < 170_000);
+    let start = std::time::Instant::now();
+    let err = shbin::read(&b).unwrap_err();
+    assert!(err.to_string().contains("tables overlap"), "{err}");
+    assert!(start.elapsed().as_secs() < 2);
+    // One DVLE is still too much when each of its 5000 uniforms names the whole 20 KB symbol
+    // (100 MB of names from 160 KB): name bytes count too.
+    let err = shbin::read(&overlapping(1, 5000, 20_000, 0)).unwrap_err();
+    assert!(err.to_string().contains("tables overlap"), "{err}");
+    // A small DVLE reads (real files with several DVLEs: `vertex_and_geometry_shader_in_one_file`).
+    let sh = shbin::read(&overlapping(1, 5, 3, 1)).unwrap();
+    assert_eq!(sh.dvles[0].constants.len(), 5);
+    assert_eq!(sh.dvles[0].uniforms.len(), 5);
+    assert_eq!(sh.dvles[0].uniforms[0].name, "aaa");
+}
+
+/// Fuzz finding (tools/fuzz, pica_shbin, overflow checks on): a uniform spanning registers
+/// 0..=0xFFFF overflowed the u16 size computation of the disassembler.
+#[test]
+fn uniform_spanning_every_register_disassembles() {
+    let mut sh = assemble(RENDER2D).unwrap();
+    for (first, last) in [(0, 0xFFFF), (0x10, 0xFFFF), (0xFFFF, 0)] {
+        let u = &mut sh.dvles[0].uniforms[0];
+        (u.first, u.last) = (first, last);
+        let texts = disassemble_shbin(&sh).unwrap();
+        if first == 0x10 {
+            assert!(texts[0].contains("[65520]"), "{}", texts[0]);
+        }
+    }
+}

@@ -3,7 +3,9 @@
 //!
 //! - `ConvertFtoI` truncates toward zero and **saturates** to the destination range; NaN → 0
 //!   (what dxbc-spirv's `cvt_*` helper implements).
-//! - `ConvertItoF` and `ConvertFtoF` round to nearest-even; widening is exact.
+//! - `ConvertItoF` and `ConvertFtoF` round to nearest-even; widening is exact. Under a float
+//!   mode ([`f_to_f_in`], [`consume_as_in`]) a float→float conversion reads its operand under
+//!   the source width's mode and rounds and flushes its result under the destination's.
 //! - `ConvertItoI` sign-extends signed sources, zero-extends unsigned ones, truncates.
 //! - `ConvertF32toPackedF16` rounds toward zero; finite values beyond ±65504 clamp to ±65504,
 //!   ±inf stays ±inf, NaN becomes the f16 quiet NaN `0x7e00` (sign kept); first component in
@@ -15,6 +17,7 @@
 //!   to 0/1 (or 0.0/1.0) and from "≠ 0".
 
 use crate::float::{float_type, from_f64, to_f64};
+use crate::fp_mode::{flush_in, round_result, FpModes};
 use crate::value::{bit_width, effective, Scalar};
 use half::f16;
 use irc_ir::ScalarType;
@@ -75,12 +78,16 @@ pub fn i_to_f(s: Scalar, to: ScalarType) -> Scalar {
 /// `ConvertFtoF` of one component.
 #[inline]
 pub fn f_to_f(s: Scalar, to: ScalarType) -> Scalar {
+    f_to_f_in(s, to, &FpModes::IEEE)
+}
+
+/// `ConvertFtoF` of one component under the float modes `modes`.
+#[inline]
+pub fn f_to_f_in(s: Scalar, to: ScalarType, modes: &FpModes) -> Scalar {
     let from = float_type(s.ty());
     let to = float_type(to);
-    match (from, to) {
-        (ScalarType::F64, ScalarType::F16) => Scalar::F16(f16::from_f64(to_f64(s, from))),
-        _ => from_f64(to_f64(s, from), to),
-    }
+    let x = flush_in(to_f64(s, from), from, modes.get(from));
+    round_result(x, 0.0, to, modes.get(to))
 }
 
 /// `ConvertItoI` of one component.
@@ -182,7 +189,7 @@ fn size32(t: ScalarType) -> ScalarType {
     }
 }
 
-fn convert_any(s: Scalar, to: ScalarType) -> Scalar {
+fn convert_any(s: Scalar, to: ScalarType, modes: &FpModes) -> Scalar {
     let from = effective(s.ty());
     let to = effective(to);
     if from == to {
@@ -193,7 +200,7 @@ fn convert_any(s: Scalar, to: ScalarType) -> Scalar {
         (ScalarType::Bool, t) => Scalar::from_bits(t, s.bits()),
         (f, ScalarType::Bool) if f.is_float() => Scalar::Bool(to_f64(s, f) != 0.0),
         (_, ScalarType::Bool) => Scalar::Bool(s.bits() != 0),
-        (f, t) if f.is_float() && t.is_float() => f_to_f(s, t),
+        (f, t) if f.is_float() && t.is_float() => f_to_f_in(s, t, modes),
         (f, t) if f.is_float() => f_to_i(s, t),
         (_, t) if t.is_float() => i_to_f(s, t),
         (_, t) => i_to_i(s, t),
@@ -203,27 +210,34 @@ fn convert_any(s: Scalar, to: ScalarType) -> Scalar {
 /// `ConsumeAs` of one component (reference §B.5).
 #[inline]
 pub fn consume_as(s: Scalar, to: ScalarType) -> Scalar {
+    consume_as_in(s, to, &FpModes::IEEE)
+}
+
+/// `ConsumeAs` of one component under the float modes `modes` (they apply to its float→float
+/// conversion steps).
+#[inline]
+pub fn consume_as_in(s: Scalar, to: ScalarType, modes: &FpModes) -> Scalar {
     let from = effective(s.ty());
     let to = effective(to);
     if from == to {
         return s;
     }
     if from == ScalarType::Bool || to == ScalarType::Bool {
-        return convert_any(s, to);
+        return convert_any(s, to, modes);
     }
     let size = |t: ScalarType| crate::access::scalar_size(t);
     if size(from) == size(to) {
         return Scalar::from_bits(to, s.bits());
     }
     if (from.is_float() && to.is_float()) || (from.is_int() && to.is_int()) {
-        return convert_any(s, to);
+        return convert_any(s, to, modes);
     }
     let (s32, d32) = (size32(from), size32(to));
-    let a = convert_any(s, s32);
+    let a = convert_any(s, s32, modes);
     let b = if size(s32) == size(d32) {
         Scalar::from_bits(d32, a.bits())
     } else {
-        convert_any(a, d32)
+        convert_any(a, d32, modes)
     };
-    convert_any(b, to)
+    convert_any(b, to, modes)
 }

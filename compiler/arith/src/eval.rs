@@ -8,9 +8,11 @@
 //! applies to every component of a vector result). Ops that read state, have effects or are
 //! modelling choices of the interpreter rather than semantics (`CheckSparseAccess`, derivatives
 //! outside pixel shaders) are not evaluated. [`constant_literals`] is the inverse of
-//! [`crate::value::constant_value`]: the `Constant` literals of a value.
+//! [`crate::value::constant_value`]: the `Constant` literals of a value. [`fold_in`] evaluates
+//! under a module's float modes ([`crate::fp_mode`]); [`fold`] is IEEE (no `SetFpMode`).
 
 use crate::access::{value_get, value_set};
+use crate::fp_mode::FpModes;
 use crate::value::{bit_width, effective, mask, zero_value, Scalar, Value};
 use crate::{convert, float, int};
 use irc_ir::format::{slots, FRound};
@@ -73,6 +75,12 @@ fn array_index_out_of_range(ty: &Type, address: &[u64]) -> bool {
 /// (only `ConstantLoad` reads it: an out-of-range array index reads zero).
 #[inline]
 pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
+    fold_in(op, args, operand0_ty, &FpModes::IEEE)
+}
+
+/// [`fold`] under the float modes `modes` (from [`FpModes::of_module`]).
+#[inline]
+pub fn fold_in(op: &Op, args: &[Value], operand0_ty: &Type, modes: &FpModes) -> Option<Value> {
     let t = rt(op);
     let len = result_len(op);
     let n = op.first_literal().min(op.operands.len());
@@ -81,11 +89,15 @@ pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
     }
     let arg = |i: usize| args.get(i);
     Some(match op.opcode {
-        OpCode::ConvertFtoF => map(len, &args[..1], |a| Some(convert::f_to_f(a[0], t)))?,
+        OpCode::ConvertFtoF => map(len, &args[..1], |a| {
+            Some(convert::f_to_f_in(a[0], t, modes))
+        })?,
         OpCode::ConvertFtoI => map(len, &args[..1], |a| Some(convert::f_to_i(a[0], t)))?,
         OpCode::ConvertItoF => map(len, &args[..1], |a| Some(convert::i_to_f(a[0], t)))?,
         OpCode::ConvertItoI => map(len, &args[..1], |a| Some(convert::i_to_i(a[0], t)))?,
-        OpCode::ConsumeAs => map(len, &args[..1], |a| Some(convert::consume_as(a[0], t)))?,
+        OpCode::ConsumeAs => map(len, &args[..1], |a| {
+            Some(convert::consume_as_in(a[0], t, modes))
+        })?,
         OpCode::ConvertF32toPackedF16 => {
             let c = arg(slots::Arith.a)?.components()?;
             let (a, b) = (c[0], c.get(1).copied().unwrap_or(Scalar::F32(0.0)));
@@ -131,11 +143,12 @@ pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
             }
         }
         o if o.is(Attrs::FLOAT | Attrs::COMPARE) => map(len, args, |a| {
-            Some(Scalar::Bool(float::compare(
+            Some(Scalar::Bool(float::compare_in(
                 op.opcode,
                 a[0].ty(),
                 a[0],
                 *a.get(1).unwrap_or(&a[0]),
+                modes.get(a[0].ty()),
             )?))
         })?,
         o if o.is(Attrs::INT | Attrs::COMPARE) => map(len, args.get(..2)?, |a| {
@@ -170,7 +183,7 @@ pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
         OpCode::FRound => {
             let mode = FRound::of(op).mode().unwrap_or(2);
             map(len, args.get(..1)?, |a| {
-                float::float_op(op.opcode, t, a, mode)
+                float::float_op_in(op.opcode, t, a, mode, modes.get(t))
             })?
         }
         OpCode::FDot | OpCode::FDotLegacy | OpCode::FDotAdd | OpCode::FDotAddLegacy => {
@@ -183,7 +196,7 @@ pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
             if a.len() != b.len() {
                 return None;
             }
-            Value::Scalar(float::dot(op.opcode, t, &a, &b, c))
+            Value::Scalar(float::dot_in(op.opcode, t, &a, &b, c, modes.get(t)))
         }
         OpCode::IAddCarry | OpCode::ISubBorrow | OpCode::SMulExtended | OpCode::UMulExtended => {
             let a = arg(slots::Arith.a)?.as_scalar()?;
@@ -196,7 +209,9 @@ pub fn fold(op: &Op, args: &[Value], operand0_ty: &Type) -> Option<Value> {
         }
         // Every other float op (comparisons are above): per component (after `FRound` and the
         // `FDot*` ops above).
-        o if o.is(Attrs::FLOAT) => map(len, args, |a| float::float_op(op.opcode, t, a, 0))?,
+        o if o.is(Attrs::FLOAT) => map(len, args, |a| {
+            float::float_op_in(op.opcode, t, a, 0, modes.get(t))
+        })?,
         // Every other integer op (comparisons are above): per component (after the extended
         // ops above).
         o if o.is(Attrs::INT) => {

@@ -3,7 +3,9 @@
 //! Every op is evaluated exactly in `f64` and rounded once (round-to-nearest-even) to the
 //! result type, which gives correctly rounded `f32` and `f16` results for +, −, ×, ÷ and √
 //! (f64 has more than 2p+2 bits for both). f16 results are rounded to f16 after **every** op.
-//! Denormals are preserved (`SetFpMode … Flush` is not modelled).
+//! The `*_in` functions compute under a float mode ([`crate::fp_mode`]: `SetFpMode`'s
+//! denormal flushing and rounding toward zero); the plain ones are IEEE (nearest-even,
+//! denormals preserved), the mode of a module without `SetFpMode`.
 //!
 //! Decisions (see the crate docs for the full list):
 //! - `FMad` is **not fused**: `round(round(a·b) + c)`. dxbc-spirv splits non-precise FMad into
@@ -19,6 +21,7 @@
 //! - Transcendentals (`FExp2`, `FLog2`, `FSin`, `FCos`, `FPow`) use the host's f64 libm and
 //!   round to the result type; `FPow(a, b) = exp2(b · log2 a)` (NaN for a < 0).
 
+use crate::fp_mode::{self, flush_in, round_result, round_step, FpMode};
 use crate::value::Scalar;
 use half::f16;
 use irc_ir::{OpCode, ScalarType};
@@ -118,16 +121,29 @@ pub fn fmax(a: f64, b: f64) -> f64 {
 /// `a' = (b == 0 ? +0 : a)`, `b' = (a == 0 ? +0 : b)`, `a' · b'` (so `−0 · 5 = −0`).
 #[inline]
 pub fn mul_legacy(a: f64, b: f64, t: ScalarType) -> f64 {
+    mul_legacy_in(a, b, t, FpMode::IEEE)
+}
+
+/// [`mul_legacy`] under `mode` (`a` and `b` already read under it).
+#[inline]
+pub fn mul_legacy_in(a: f64, b: f64, t: ScalarType, mode: FpMode) -> f64 {
     let a2 = if b == 0.0 { 0.0 } else { a };
     let b2 = if a == 0.0 { 0.0 } else { b };
-    round_to(a2 * b2, t)
+    let (p, e) = fp_mode::two_prod(a2, b2);
+    round_step(p, e, t, mode)
 }
 
 /// `FLog2Legacy`: `abs(a) ≠ 0 ? log2(abs(a)) : −MAX`, NaN propagates.
 #[inline]
 pub fn log2_legacy(a: f64, t: ScalarType) -> f64 {
+    log2_legacy_in(a, t, FpMode::IEEE)
+}
+
+/// [`log2_legacy`] under `mode` (`a` already read under it).
+#[inline]
+pub fn log2_legacy_in(a: f64, t: ScalarType, mode: FpMode) -> f64 {
     if a.abs() != 0.0 || a.is_nan() {
-        round_to(a.abs().log2(), t)
+        round_step(a.abs().log2(), 0.0, t, mode)
     } else {
         -max_finite(t)
     }
@@ -137,9 +153,24 @@ pub fn log2_legacy(a: f64, t: ScalarType) -> f64 {
 /// operand (FRound mode). `None` for an opcode that is not a component-wise float op.
 #[inline]
 pub fn float_op(op: OpCode, t: ScalarType, args: &[Scalar], lit: u64) -> Option<Scalar> {
+    float_op_in(op, t, args, lit, FpMode::IEEE)
+}
+
+/// [`float_op`] under float mode `mode` (the mode of `t`): operands are read and the result
+/// written as [`crate::fp_mode`] describes; `FAbs`/`FNeg` only touch the sign bit.
+#[inline]
+pub fn float_op_in(
+    op: OpCode,
+    t: ScalarType,
+    args: &[Scalar],
+    lit: u64,
+    mode: FpMode,
+) -> Option<Scalar> {
     let t = float_type(t);
-    let x = |i: usize| args.get(i).map_or(0.0, |&s| to_f64(s, t));
-    let r = |v: f64| Some(from_f64(v, t));
+    let x = |i: usize| flush_in(args.get(i).map_or(0.0, |&s| to_f64(s, t)), t, mode);
+    let r = |v: f64| Some(round_result(v, 0.0, t, mode));
+    let re = |(v, e): (f64, f64)| Some(round_result(v, e, t, mode));
+    let step = |(v, e): (f64, f64)| round_step(v, e, t, mode);
     match op {
         OpCode::FAbs => {
             let b = args.first()?.bits() & !sign_bit(t);
@@ -149,21 +180,21 @@ pub fn float_op(op: OpCode, t: ScalarType, args: &[Scalar], lit: u64) -> Option<
             let b = args.first()?.bits() ^ sign_bit(t);
             Some(Scalar::from_bits(t, b))
         }
-        OpCode::FAdd => r(x(0) + x(1)),
-        OpCode::FSub => r(x(0) - x(1)),
-        OpCode::FMul => r(x(0) * x(1)),
-        OpCode::FMulLegacy => r(mul_legacy(x(0), x(1), t)),
-        OpCode::FMad => r(round_to(x(0) * x(1), t) + x(2)),
-        OpCode::FMadLegacy => r(mul_legacy(x(0), x(1), t) + x(2)),
-        OpCode::FDiv => r(x(0) / x(1)),
-        OpCode::FRcp => r(1.0 / x(0)),
-        OpCode::FSqrt => r(x(0).sqrt()),
+        OpCode::FAdd => re(fp_mode::two_sum(x(0), x(1))),
+        OpCode::FSub => re(fp_mode::two_sum(x(0), -x(1))),
+        OpCode::FMul => re(fp_mode::two_prod(x(0), x(1))),
+        OpCode::FMulLegacy => r(mul_legacy_in(x(0), x(1), t, mode)),
+        OpCode::FMad => re(fp_mode::two_sum(step(fp_mode::two_prod(x(0), x(1))), x(2))),
+        OpCode::FMadLegacy => re(fp_mode::two_sum(mul_legacy_in(x(0), x(1), t, mode), x(2))),
+        OpCode::FDiv => re(fp_mode::div_err(x(0), x(1))),
+        OpCode::FRcp => re(fp_mode::div_err(1.0, x(0))),
+        OpCode::FSqrt => re(fp_mode::sqrt_err(x(0))),
         OpCode::FRsq => r(1.0 / x(0).sqrt()),
         OpCode::FExp2 => r(x(0).exp2()),
         OpCode::FLog2 => r(x(0).log2()),
         OpCode::FFract => {
             let v = x(0);
-            r(v - v.floor())
+            re(fp_mode::two_sum(v, -v.floor()))
         }
         OpCode::FRound => r(match lit {
             1 => x(0).trunc(),
@@ -178,8 +209,8 @@ pub fn float_op(op: OpCode, t: ScalarType, args: &[Scalar], lit: u64) -> Option<
         OpCode::FCos => r(x(0).cos()),
         OpCode::FPow => r((x(1) * x(0).log2()).exp2()),
         OpCode::FPowLegacy => {
-            let l = round_to(x(0).log2(), t);
-            r(mul_legacy(x(1), l, t).exp2())
+            let l = round_step(x(0).log2(), 0.0, t, mode);
+            r(mul_legacy_in(x(1), l, t, mode).exp2())
         }
         OpCode::FSgn => {
             let v = x(0);
@@ -187,11 +218,13 @@ pub fn float_op(op: OpCode, t: ScalarType, args: &[Scalar], lit: u64) -> Option<
                 r(1.0)
             } else if v < 0.0 {
                 r(-1.0)
+            } else if v == 0.0 {
+                r(v)
             } else {
                 Some(Scalar::from_bits(t, args.first()?.bits()))
             }
         }
-        OpCode::FLog2Legacy => r(log2_legacy(x(0), t)),
+        OpCode::FLog2Legacy => r(log2_legacy_in(x(0), t, mode)),
         _ => None,
     }
 }
@@ -199,30 +232,57 @@ pub fn float_op(op: OpCode, t: ScalarType, args: &[Scalar], lit: u64) -> Option<
 /// `FDot`, `FDotLegacy`, `FDotAdd`, `FDotAddLegacy`: the rounded mul/mad chain.
 #[inline]
 pub fn dot(op: OpCode, t: ScalarType, a: &[Scalar], b: &[Scalar], c: Option<Scalar>) -> Scalar {
+    dot_in(op, t, a, b, c, FpMode::IEEE)
+}
+
+/// [`dot`] under float mode `mode`: every operand read and every step rounded under it.
+#[inline]
+pub fn dot_in(
+    op: OpCode,
+    t: ScalarType,
+    a: &[Scalar],
+    b: &[Scalar],
+    c: Option<Scalar>,
+    mode: FpMode,
+) -> Scalar {
     let t = float_type(t);
     let legacy = matches!(op, OpCode::FDotLegacy | OpCode::FDotAddLegacy);
+    let read = |s: Scalar| flush_in(to_f64(s, t), t, mode);
     let mul = |x: f64, y: f64| {
         if legacy {
-            mul_legacy(x, y, t)
+            mul_legacy_in(x, y, t, mode)
         } else {
-            round_to(x * y, t)
+            let (p, e) = fp_mode::two_prod(x, y);
+            round_step(p, e, t, mode)
         }
     };
-    let mut acc: Option<f64> = c.map(|c| to_f64(c, t));
+    let mut acc: Option<f64> = c.map(read);
     for (x, y) in a.iter().zip(b) {
-        let p = mul(to_f64(*x, t), to_f64(*y, t));
+        let p = mul(read(*x), read(*y));
         acc = Some(match acc {
             None => p,
-            Some(s) => round_to(s + p, t),
+            Some(s) => {
+                let (v, e) = fp_mode::two_sum(s, p);
+                round_step(v, e, t, mode)
+            }
         });
     }
-    from_f64(acc.unwrap_or(0.0), t)
+    round_result(acc.unwrap_or(0.0), 0.0, t, mode)
 }
 
 /// Float comparisons (ordered except `FNe`) and `FIsNan`; `t` is the operand type.
 #[inline]
 pub fn compare(op: OpCode, t: ScalarType, a: Scalar, b: Scalar) -> Option<bool> {
-    let (x, y) = (to_f64(a, t), to_f64(b, t));
+    compare_in(op, t, a, b, FpMode::IEEE)
+}
+
+/// [`compare`] under float mode `mode`: denormal operands compare as zero when it flushes.
+#[inline]
+pub fn compare_in(op: OpCode, t: ScalarType, a: Scalar, b: Scalar, mode: FpMode) -> Option<bool> {
+    let (x, y) = (
+        flush_in(to_f64(a, t), t, mode),
+        flush_in(to_f64(b, t), t, mode),
+    );
     Some(match op {
         OpCode::FEq => x == y,
         OpCode::FNe => x != y,

@@ -10,6 +10,8 @@
 //! - [`float`], [`int`], [`convert`]: per-component float, integer and conversion functions
 //!   (their module docs list the semantic decisions: unfused `FMad`, minNum/maxNum, legacy
 //!   zero products, wrapping integers, saturating float→int …);
+//! - [`fp_mode`]: `SetFpMode` per float width (denormal flushing, rounding toward zero) and
+//!   the read/round primitives every float op applies with it;
 //! - [`access`]: composite and memory addressing of values (extract, insert, byte layout);
 //! - [`eval`]: [`eval::fold`], one pure op on operand values, and
 //!   [`eval::constant_literals`], values back to `Constant` literals.
@@ -18,7 +20,9 @@ pub mod access;
 pub mod convert;
 pub mod eval;
 pub mod float;
+pub mod fp_mode;
 pub mod int;
 pub mod value;
 
+pub use fp_mode::{FpMode, FpModes};
 pub use value::{Descriptor, DescriptorClass, Scalar, Value};

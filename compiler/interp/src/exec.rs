@@ -28,6 +28,12 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::collections::BTreeMap;
 
+/// The most bytes one declaration (scratch array, shared memory, input, output, buffer
+/// view, constant) may occupy: 16× Direct3D's largest (64 KiB constant buffers and indexable
+/// temporaries). A run of a module declaring more traps before allocating anything, so a
+/// small module cannot make the interpreter allocate gigabytes per lane.
+pub const MAX_DECLARATION_BYTES: u64 = 1 << 20;
+
 /// Limits of a run.
 #[derive(Clone, Copy, Debug)]
 pub struct RunConfig {
@@ -56,6 +62,11 @@ pub struct RunConfig {
     /// `log2` and sine/cosine in turns compute them. An oracle like the two above; off by
     /// default.
     pub stepwise_transcendentals: bool,
+    /// Overrides the denormal mode of every float width whatever the module's `SetFpMode`
+    /// says: `Some(true)` flushes, as targets without denormals compute (PICA's float24,
+    /// Lima's fp16); `Some(false)` preserves (to classify differences that only flushing
+    /// causes). An oracle like the ones above; `None` by default (the declared modes apply).
+    pub flush_denormals: Option<bool>,
 }
 
 impl Default for RunConfig {
@@ -68,6 +79,7 @@ impl Default for RunConfig {
             div_as_rcp_mul: false,
             fine_default_derivatives: false,
             stepwise_transcendentals: false,
+            flush_denormals: None,
         }
     }
 }
@@ -133,6 +145,8 @@ pub(crate) struct Interp<'m, 'i> {
     pub gs: Vec<GsVertex>,
     pub gs_prim: u32,
     pub steps: u64,
+    /// See [`Outputs::divergent_quad_ops`].
+    pub divergent_quad_ops: u32,
 }
 
 /// Runs the module's entry point on `inputs`.
@@ -144,7 +158,16 @@ pub fn run(
     inputs: &ShaderInputs,
     cfg: &RunConfig,
 ) -> Result<Outputs, Trap> {
-    let p = Program::new(module)?;
+    let mut p = Program::new(module)?;
+    if let Some(flush) = cfg.flush_denormals {
+        for m in [
+            &mut p.fp_modes.f16,
+            &mut p.fp_modes.f32,
+            &mut p.fp_modes.f64,
+        ] {
+            m.flush_denormals = flush;
+        }
+    }
     let mut it = Interp {
         p,
         inputs,
@@ -154,6 +177,7 @@ pub fn run(
         gs: Vec::new(),
         gs_prim: 0,
         steps: 0,
+        divergent_quad_ops: 0,
     };
     it.setup()?;
     it.schedule()?;
@@ -175,6 +199,18 @@ impl<'m, 'i> Interp<'m, 'i> {
         } else {
             return Err(Trap::new(self.p.entry_point, TrapKind::UnsupportedStage));
         };
+        for d in self.p.m.declarations() {
+            let bytes = crate::access::type_size(&self.p.m.op(d).ty);
+            if bytes > MAX_DECLARATION_BYTES {
+                return Err(Trap::bad(
+                    d,
+                    format!(
+                        "declares {bytes} bytes, over the interpreter's limit of \
+                         {MAX_DECLARATION_BYTES} per declaration"
+                    ),
+                ));
+            }
+        }
         crate::resources::init_memory(self)?;
         for l in 0..n {
             let lane = self.new_lane(l)?;
@@ -270,6 +306,16 @@ impl<'m, 'i> Interp<'m, 'i> {
             }
             if parked.is_empty() {
                 return Ok(());
+            }
+            if self.p.stage == ShaderStage::Pixel {
+                let first = self.current_op(parked[0])?;
+                let mut uniform = parked.len() == self.lanes.len();
+                for &l in &parked[1..] {
+                    uniform &= self.current_op(l)? == first;
+                }
+                if !uniform {
+                    self.divergent_quad_ops += parked.len() as u32;
+                }
             }
             let mut results = Vec::with_capacity(parked.len());
             for &l in &parked {
@@ -488,6 +534,7 @@ impl<'m, 'i> Interp<'m, 'i> {
         let m = self.p.m;
         let mut out = Outputs {
             steps: self.steps,
+            divergent_quad_ops: self.divergent_quad_ops,
             gs_vertices: self.gs,
             ..Outputs::default()
         };

@@ -252,4 +252,9 @@ pub struct Outputs {
     pub uav_counters: BTreeMap<Binding, u32>,
     /// Number of ops executed (all invocations).
     pub steps: u64,
+    /// Cross-lane ops of a pixel quad (derivatives, implicit-LOD sampling) evaluated while
+    /// not every lane of the quad was at that op (some returned, or took another branch):
+    /// undefined in D3D, so a result that rests on them is one the interpreter's helper-lane
+    /// model picked, not the only correct one.
+    pub divergent_quad_ops: u32,
 }

@@ -44,7 +44,13 @@
 //! - **Legacy ops** (reference §B.6): `FMulLegacy` is 0 when either operand is ±0, even times
 //!   inf/NaN (with the sign that dxbc-spirv's select lowering gives), `FLog2Legacy(0) = −MAX`.
 //! - **Float comparisons** are ordered except `FNe`. `FRound` modes map to trunc / nearest-even
-//!   / floor / ceil. Denormals are preserved. Transcendentals use the host libm in f64.
+//!   / floor / ceil. Transcendentals use the host libm in f64.
+//! - **Float modes** (`SetFpMode`, per width; [`fp_mode`]): under `Flush` every float
+//!   computation of that width (arithmetic, comparisons, min/max, rounding, float→float
+//!   conversions, derivatives) reads denormal operands as signed zero and flushes denormal
+//!   results; `FAbs`/`FNeg`, `Select`, loads, stores and casts move bits unchanged. Under
+//!   `RoundMode::Zero` results round toward zero. A width without `SetFpMode` is IEEE
+//!   (nearest-even, denormals preserved).
 //! - **Integers** wrap; shift counts, bitfield offsets and counts are masked to width − 1;
 //!   `UDiv`/`UMod` by zero give all ones; find-LSB/MSB give −1 when no bit is found.
 //! - **Conversions**: float→int truncates and saturates, NaN → 0; int→float and f64→f32/f16
@@ -71,7 +77,7 @@
 //!   `a·0` as dxbc-spirv's `ArithmeticPass` folds it (off by default). [`compare`] compares
 //!   two runs (bitwise, NaN == NaN).
 //! - `InterpolateAt*` return the input value (no sub-pixel interpolation model); derivatives
-//!   outside pixel shaders are 0; `Barrier` outside compute, ROV locks and `SetFpMode` are no-ops.
+//!   outside pixel shaders are 0; `Barrier` outside compute and ROV locks are no-ops.
 //!
 //! ## Unsupported ops (trap `Unsupported`)
 //! `InputTargetLoad`, `Pointer`, `MemoryLoad`, `MemoryStore`, `MemoryAtomic`. Multisampled
@@ -89,7 +95,7 @@ mod resources;
 pub mod trap;
 
 /// Values and the arithmetic of pure ops live in `irc-arith`, shared with constant folding.
-pub use irc_arith::{access, convert, eval, float, int, value};
+pub use irc_arith::{access, convert, eval, float, fp_mode, int, value};
 
 pub use exec::{run, RunConfig};
 pub use inputs::{

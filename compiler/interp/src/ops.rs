@@ -5,7 +5,7 @@ use crate::access::{value_get, value_set};
 use crate::exec::{Flow, Interp};
 use crate::trap::{Trap, TrapKind};
 use crate::value::{zero_value, Scalar, Value};
-use crate::{convert, float};
+use crate::{convert, float, fp_mode};
 use irc_ir::format::{
     Arith, Branch, BranchConditional, CompositeConstruct, CompositeExtract, CompositeInsert,
     DclInputBuiltIn, Deriv, Drain, FunctionCall, Load, ParamLoad, Return, Scoped, ScopedIf,
@@ -401,44 +401,56 @@ impl Interp<'_, '_> {
                     && !op.flags.contains(irc_ir::OpFlags::PRECISE)
                     && !self.p.precise_types.contains(&rt(op)) =>
             {
+                let mode = self.p.fp_modes.get(rt(op));
                 self.map(l, d, op.operands.len(), |a| {
-                    let is_zero = |s: &Scalar| float::to_f64(*s, rt(op)) == 0.0;
+                    let is_zero = |s: &Scalar| {
+                        fp_mode::flush_in(float::to_f64(*s, rt(op)), rt(op), mode) == 0.0
+                    };
                     if a.len() >= 2 && (is_zero(&a[0]) || is_zero(&a[1])) {
                         Some(match a.get(2) {
-                            Some(&c) => c,
+                            Some(&c) => fp_mode::flush_scalar(c, rt(op), mode),
                             None => Scalar::zero(rt(op)),
                         })
                     } else {
-                        float::float_op(op.opcode, rt(op), a, 0)
+                        float::float_op_in(op.opcode, rt(op), a, 0, mode)
                     }
                 })?
             }
-            OpCode::FDiv if self.cfg.div_as_rcp_mul => self.map(l, d, 2, |a| {
+            OpCode::FDiv if self.cfg.div_as_rcp_mul => {
                 let t = rt(op);
-                let r = float::from_f64(1.0 / float::to_f64(a[1], t), t);
-                float::float_op(OpCode::FMul, t, &[a[0], r], 0)
-            })?,
-            OpCode::FPow if self.cfg.stepwise_transcendentals => self.map(l, d, 2, |a| {
+                let mode = self.p.fp_modes.get(t);
+                self.map(l, d, 2, |a| {
+                    let r = float::float_op_in(OpCode::FRcp, t, &[a[1]], 0, mode)?;
+                    float::float_op_in(OpCode::FMul, t, &[a[0], r], 0, mode)
+                })?
+            }
+            OpCode::FPow if self.cfg.stepwise_transcendentals => {
                 let t = rt(op);
-                let r = |x: f64| float::to_f64(float::from_f64(x, t), t);
-                let lg = r(float::to_f64(a[0], t).log2());
-                let p = r(lg * float::to_f64(a[1], t));
-                Some(float::from_f64(p.exp2(), t))
-            })?,
+                let mode = self.p.fp_modes.get(t);
+                self.map(l, d, 2, |a| {
+                    let lg = float::float_op_in(OpCode::FLog2, t, &[a[0]], 0, mode)?;
+                    let p = float::float_op_in(OpCode::FMul, t, &[lg, a[1]], 0, mode)?;
+                    float::float_op_in(OpCode::FExp2, t, &[p], 0, mode)
+                })?
+            }
             OpCode::FSin | OpCode::FCos if self.cfg.stepwise_transcendentals => {
+                let t = rt(op);
+                let mode = self.p.fp_modes.get(t);
                 self.map(l, d, 1, |a| {
-                    let t = rt(op);
-                    let r = |x: f64| float::to_f64(float::from_f64(x, t), t);
+                    let r = |x: f64| fp_mode::round_step(x, 0.0, t, mode);
                     let k = r(1.0 / std::f64::consts::TAU);
-                    let turns = r(float::to_f64(a[0], t) * k);
+                    let x = fp_mode::flush_in(float::to_f64(a[0], t), t, mode);
+                    let turns = r(x * k);
                     let x = turns * std::f64::consts::TAU;
-                    Some(float::from_f64(
+                    Some(fp_mode::round_result(
                         if op.opcode == OpCode::FSin {
                             x.sin()
                         } else {
                             x.cos()
                         },
+                        0.0,
                         t,
+                        mode,
                     ))
                 })?
             }
@@ -552,14 +564,14 @@ impl Interp<'_, '_> {
         Ok(Flow::Goto(p as usize + 1))
     }
 
-    /// Evaluates a pure op with [`crate::eval::fold`], the one definition of the arithmetic
-    /// that constant folding uses too.
+    /// Evaluates a pure op with [`crate::eval::fold_in`] under the module's float modes: the
+    /// one definition of the arithmetic that constant folding uses too.
     fn pure(&self, l: usize, d: SsaDef, op: &irc_ir::Op) -> Result<Value, Trap> {
         let mut args: SmallVec<[Value; 4]> = SmallVec::new();
         for (_, a) in op.refs() {
             args.push(self.arg(l, d, a)?);
         }
-        crate::eval::fold(op, &args, &irc_ir::Type::void())
+        crate::eval::fold_in(op, &args, &irc_ir::Type::void(), &self.p.fp_modes)
             .ok_or_else(|| Trap::bad(d, format!("{} does not apply to these operands", op.opcode)))
     }
 

@@ -36,6 +36,8 @@ pub(crate) struct Program<'m> {
     /// Float types whose `SetFpMode` carries the `precise` flag (every op of that type is
     /// precise, as dxbc-spirv's `ArithmeticPass::getFpFlags` reads it).
     pub precise_types: Vec<ScalarType>,
+    /// The float modes of the module's `SetFpMode` declarations (denormals, rounding).
+    pub fp_modes: irc_arith::FpModes,
 }
 
 fn null() -> SsaDef {
@@ -132,6 +134,7 @@ impl<'m> Program<'m> {
             else_of: FxHashMap::default(),
             cases: FxHashMap::default(),
             precise_types,
+            fp_modes: irc_arith::FpModes::of_module(m),
         };
         for d in m.code() {
             let op = m.op(d);

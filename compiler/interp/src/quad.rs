@@ -4,7 +4,8 @@
 //! Lanes are numbered `y * 2 + x`. Coarse derivatives use the top-left pair of the quad for
 //! every lane (`DerivX = v[1] − v[0]`, `DerivY = v[2] − v[0]`); fine derivatives use the
 //! lane's own row or column. `DerivativeMode::Default` is **coarse**. Differences are rounded to
-//! the result type. Implicit LOD uses coarse derivatives of the coordinate.
+//! the result type under its float mode (`SetFpMode`). Implicit LOD uses coarse derivatives of
+//! the coordinate.
 
 use crate::exec::Interp;
 use crate::float::{from_f64, round_to, to_f64};
@@ -73,7 +74,8 @@ fn diff(
         .zip(&fq)
         .map(|(x, y)| {
             let t = x.ty();
-            from_f64(to_f64(*x, t) - to_f64(*y, t), t)
+            crate::float::float_op_in(OpCode::FSub, t, &[*x, *y], 0, it.p.fp_modes.get(t))
+                .unwrap_or(*x)
         })
         .collect())
 }

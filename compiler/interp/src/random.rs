@@ -148,6 +148,9 @@ impl ShaderInputs {
         let mut gs_vertices = None;
         for d in module.declarations() {
             let op = module.op(d);
+            if crate::access::type_size(&op.ty) > crate::exec::MAX_DECLARATION_BYTES {
+                continue; // the run traps on it; no values for it
+            }
             match op.opcode {
                 OpCode::DclInput | OpCode::DclInputBuiltIn => {
                     let Some(slot) = crate::exec::io_slot(op) else {

@@ -18,17 +18,47 @@ pub use emit::Form;
 
 use irc_ir::Module;
 
-/// SplitMix64: a tiny, fast, seedable generator; deterministic across platforms.
+/// SplitMix64: a tiny, fast, seedable generator; deterministic across platforms. Built with
+/// [`Rng::from_bytes`] it first replays a script of fuzz-input bytes (four per draw), so a
+/// coverage-guided fuzzer steers every choice of the generator; when the script runs out it
+/// continues as SplitMix64 seeded from the script, so every input still makes a whole program.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng {
+    state: u64,
+    script: Vec<u8>,
+    at: usize,
+}
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng {
+            state: seed,
+            script: Vec::new(),
+            at: 0,
+        }
+    }
+    /// A generator whose draws come from `bytes` first (see the type's doc).
+    pub fn from_bytes(bytes: &[u8]) -> Rng {
+        let seed = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
+        Rng {
+            state: seed,
+            script: bytes.to_vec(),
+            at: 0,
+        }
     }
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
+        if let Some(chunk) = self.script.get(self.at..).filter(|c| !c.is_empty()) {
+            let mut word = [0u8; 4];
+            let n = chunk.len().min(4);
+            word[..n].copy_from_slice(&chunk[..n]);
+            self.at += n;
+            // The same 32 bits high (for `chance`) and low (for `below`).
+            return u64::from(u32::from_le_bytes(word)) * 0x1_0000_0001;
+        }
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)

@@ -18,7 +18,7 @@
 //!
 //! The interpreter computes the target's way where [`Target::oracle`] says so (division as
 //! `a·rcp(b)`, fine default derivatives, stepwise `pow`/`sin`/`cos`; flushed denormal
-//! uniforms). Random inputs are adjusted to what a GPU delivers ([`inputs`]), and
+//! uniforms; denormals flushed in every float width where the hardware has none). Random inputs are adjusted to what a GPU delivers ([`inputs`]), and
 //! `Position.w` cycles through [`POSITION_W`] by seed. An interpreter trap (including running
 //! out of fuel) gives no reference: the seed is skipped; so is a mismatch that rests on quad
 //! operations executed in divergent control flow (undefined in D3D).
@@ -28,6 +28,8 @@
 //! the summary lines), [`check_generated`] the differential test of generator programs.
 
 pub mod compare;
+#[cfg(test)]
+mod explicit_inputs_tests;
 pub mod inputs;
 pub mod metrics;
 #[cfg(test)]
@@ -79,6 +81,7 @@ pub fn interp_config(target: &dyn Target) -> irc_interp::RunConfig {
         div_as_rcp_mul: o.div_as_rcp_mul,
         fine_default_derivatives: o.fine_default_derivatives,
         stepwise_transcendentals: o.stepwise_transcendentals,
+        flush_denormals: (o.denormals == irc_backend::Denormals::Flush).then_some(true),
         ..crate::equivalence::run_config()
     }
 }
@@ -136,8 +139,9 @@ pub fn simulate(
 
 /// Runs input set `seed` through the interpreter (on `reference`, the module the code
 /// generator received, with inputs made from `raw` and the D3D9 state `legacy`) and through
-/// `target`'s simulator (on `output`), and compares. `Err` names the seed, lane, output,
-/// component, expected and obtained values, and the program's disassembly length.
+/// `target`'s simulator (on `output`), and compares ([`compare_inputs`]). `Err` names the seed,
+/// lane, output, component, expected and obtained values, and the program's disassembly
+/// length.
 pub fn compare_run(
     target: &dyn Target,
     raw: &Module,
@@ -147,11 +151,34 @@ pub fn compare_run(
     legacy: &[(BuiltIn, Value)],
 ) -> Result<RunVerdict, String> {
     let inputs = run_inputs(target, raw, output, seed, legacy);
-    let want = match run(reference, &inputs, &interp_config(target)) {
+    compare_inputs(
+        target,
+        raw,
+        reference,
+        output,
+        &inputs,
+        &format!("input seed {seed}"),
+    )
+}
+
+/// [`compare_run`] on given inputs (`label` names them in messages): explicit inputs such as
+/// `irc run`'s — real textures with mips, layers and faces, sampler state, per-lane quad
+/// values (`crate::run_inputs`, `crate::quad_inputs`) — reach the simulator the same way as
+/// random ones. The caller applies the target's uniform flushing
+/// ([`inputs::flush_denormal_uniforms`]) if it wants it.
+pub fn compare_inputs(
+    target: &dyn Target,
+    raw: &Module,
+    reference: &Module,
+    output: &Output,
+    inputs: &ShaderInputs,
+    label: &str,
+) -> Result<RunVerdict, String> {
+    let want = match run(reference, inputs, &interp_config(target)) {
         Ok(o) => o,
         Err(t) => {
             return Ok(RunVerdict::NoReference(format!(
-                "input seed {seed}: interpreter: {t}"
+                "{label}: interpreter: {t}"
             )))
         }
     };
@@ -161,14 +188,14 @@ pub fn compare_run(
     let mut pipeline_diff = None;
     if !std::ptr::eq(raw, reference) {
         let exact = crate::equivalence::run_config();
-        if let (Ok(a), Ok(b)) = (run(raw, &inputs, &exact), run(reference, &inputs, &exact)) {
+        if let (Ok(a), Ok(b)) = (run(raw, inputs, &exact), run(reference, inputs, &exact)) {
             pipeline_diff = irc_interp::compare::outputs_equal(&a, &b).err();
             // Min-precision types promise at least 16 bits: a target without 16-bit types
             // computes them in 32 bits (a precision increase D3D allows). Then the result must
             // match, bit for bit, the raw shader with only its min-precision types widened.
             if pipeline_diff.is_some() {
                 if let Some(widened) = crate::corpus::widened_min16(raw, target.caps().clone()) {
-                    if let Ok(w) = run(&widened, &inputs, &exact) {
+                    if let Ok(w) = run(&widened, inputs, &exact) {
                         pipeline_diff = irc_interp::compare::outputs_equal(&w, &b).err();
                     }
                 }
@@ -176,36 +203,47 @@ pub fn compare_run(
         }
     }
     let lines = output.disassembly.lines().count();
-    let ctx =
-        |what: String| format!("input seed {seed}: {what} (program: {lines} lines of disassembly)");
-    let exact = simulate(target, output, &inputs, Precision::Exact).map_err(ctx)?;
+    let ctx = |what: String| format!("{label}: {what} (program: {lines} lines of disassembly)");
+    let exact = simulate(target, output, inputs, Precision::Exact).map_err(ctx)?;
     if let Some(e) = pipeline_diff {
         // Implicit-LOD fetches and derivatives in divergent control flow are undefined in D3D;
         // the interpreter's helper-lane model then depends on which ops ran before.
         if exact.divergent_quad_ops > 0 {
             return Ok(RunVerdict::NoReference(format!(
-                "input seed {seed}: {} quad operations in divergent control flow (undefined); \
+                "{label}: {} quad operations in divergent control flow (undefined); \
                  raw and prepared differ: {e}",
                 exact.divergent_quad_ops
             )));
         }
         return Err(format!(
-            "input seed {seed}: the pipeline changed a result (raw vs prepared): {e}"
+            "{label}: the pipeline changed a result (raw vs prepared): {e}"
         ));
     }
     if let Err(e) = compare_outputs(&want, &exact, Tolerance::F32) {
+        // The exact run is an f32 model that keeps denormals; where the interpreter flushes
+        // them (the module's `SetFpMode … Flush`, or a flushing target's oracle), the exact
+        // run must match the interpreter with denormals preserved instead. The native run
+        // below is still compared with the flushing interpreter.
+        let preserved = irc_interp::RunConfig {
+            flush_denormals: Some(false),
+            ..interp_config(target)
+        };
+        let exact_preserved = run(reference, inputs, &preserved)
+            .is_ok_and(|w| compare_outputs(&w, &exact, Tolerance::F32).is_ok());
         // Derivatives and implicit-LOD fetches in divergent control flow are undefined in
         // D3D (and GL): the interpreter and the hardware each pick a helper-lane model.
-        if exact.divergent_quad_ops > 0 {
-            return Ok(RunVerdict::NoReference(format!(
-                "input seed {seed}: {} quad operations in divergent control flow (undefined); \
-                 differs: {e}",
-                exact.divergent_quad_ops
-            )));
+        if !exact_preserved {
+            if exact.divergent_quad_ops > 0 {
+                return Ok(RunVerdict::NoReference(format!(
+                    "{label}: {} quad operations in divergent control flow \
+                     (undefined); differs: {e}",
+                    exact.divergent_quad_ops
+                )));
+            }
+            return Err(ctx(format!("exact: {e}")));
         }
-        return Err(ctx(format!("exact: {e}")));
     }
-    let native_deviation = match simulate(target, output, &inputs, Precision::Native) {
+    let native_deviation = match simulate(target, output, inputs, Precision::Native) {
         Ok(o) => compare_outputs(&want, &o, target.tolerance())
             .err()
             .map(|e| format!("native: {e}")),

@@ -22,7 +22,13 @@ impl Registry {
     pub fn builtin() -> &'static Registry {
         static BUILTIN: OnceLock<Registry> = OnceLock::new();
         BUILTIN.get_or_init(|| Registry {
-            targets: vec![&irc_lima::pp::LimaFp, &irc_pica::PicaVs],
+            targets: vec![
+                &irc_lima::pp::LimaFp,
+                &irc_lima::gp::LimaVp,
+                &irc_pica::PicaVs,
+                &irc_agal::AgalFp,
+                &irc_agal::AgalVp,
+            ],
             profiles: vec![
                 ("lima", irc_lima::pp::caps::CAPS),
                 ("pica", irc_pica::CAPS),

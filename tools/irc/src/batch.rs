@@ -169,8 +169,8 @@ fn process(compiler: &mut Compiler, job: &Job, emit: Emit, out_dir: Option<&Path
                         return Outcome::Failed(format!("{}: {e}", parent.display()));
                     }
                 }
-                if let Err(e) = std::fs::write(&file, bytes) {
-                    return Outcome::Failed(format!("{}: {e}", file.display()));
+                if let Err(e) = crate::atomic::write(&file, &bytes) {
+                    return Outcome::Failed(e);
                 }
             }
             Outcome::Compiled

@@ -393,7 +393,7 @@ pub fn stats_table(out: &Output) -> String {
 /// Writes `bytes` to `path`, or to stdout.
 pub fn write_out(path: Option<&Path>, bytes: &[u8]) -> Result<(), String> {
     match path {
-        Some(p) => std::fs::write(p, bytes).map_err(|e| format!("{}: {e}", p.display())),
+        Some(p) => crate::atomic::write(p, bytes),
         None => std::io::stdout()
             .write_all(bytes)
             .map_err(|e| format!("stdout: {e}")),

@@ -37,7 +37,7 @@ pub fn run(
         Err((seed, case)) => {
             println!("{case}");
             if let Some(path) = save {
-                std::fs::write(path, &case).map_err(|e| format!("{}: {e}", path.display()))?;
+                crate::atomic::write(path, case.as_bytes())?;
             }
             println!(
                 "fuzz-diff: seed {seed} failed after {} programs",

@@ -26,5 +26,5 @@ pub fn save(m: &Module, path: &Path) -> Result<(), String> {
     } else {
         binary::write(m).map_err(|e| e.to_string())?
     };
-    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+    crate::atomic::write(path, &bytes)
 }

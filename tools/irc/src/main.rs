@@ -8,8 +8,10 @@
 //! with a non-zero exit code.
 
 mod asm;
+mod atomic;
 mod batch;
 mod bench;
+mod bench_pipeline;
 mod compile;
 mod disasm;
 mod fuzzdiff;
@@ -156,6 +158,12 @@ enum Command {
         /// Repetitions per file.
         #[arg(long, default_value_t = 5)]
         reps: usize,
+        /// Time this pass pipeline (`legalize`, `opt:lima`, …) over the raw shaders instead.
+        #[arg(long)]
+        pipeline: Option<String>,
+        /// With --pipeline: list this many slowest shaders.
+        #[arg(long, default_value_t = 10)]
+        slowest: usize,
     },
 }
 
@@ -252,6 +260,13 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
                 for (f, t) in report.times.iter().take(n) {
                     println!("  {:>9.1} ms  {f}", t.as_secs_f64() * 1e3);
                 }
+                let pipelines = report.slowest_pipelines(n);
+                if !pipelines.is_empty() {
+                    println!("slowest pipeline runs (the timed part, without checks):");
+                    for (f, us) in pipelines {
+                        println!("  {:>9.1} µs  {f}", us);
+                    }
+                }
             }
             print!("{report}");
             Ok(if report.failed > 0 {
@@ -315,7 +330,13 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
                 ExitCode::SUCCESS
             })
         }
-        Command::Bench { dir, reps } => bench::run(&dir, reps),
+        Command::Bench {
+            dir,
+            reps,
+            pipeline: Some(p),
+            slowest,
+        } => bench_pipeline::run(&dir, &p, reps, slowest),
+        Command::Bench { dir, reps, .. } => bench::run(&dir, reps),
         Command::Ops { name, class } => ops::run(name.as_deref(), class.as_deref()),
     }
 }

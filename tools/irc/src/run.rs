@@ -1,13 +1,15 @@
 //! `irc run`: runs a shader in the reference interpreter and prints its outputs in run-line
 //! syntax (`o0=(…) discard`), one line per invocation.
 //!
-//! Inputs come from `--inputs JSON` (a file, or inline JSON when the argument starts with `{`),
-//! `--set NAME=VALUE` (run-line syntax, see `irc_testsuite::runline`) and `--seed N` (random
-//! inputs for everything declared, applied first). JSON maps the same names to numbers or
-//! arrays: `{"v0": [0.5, 0.5], "cb0": [0.0, 1.0, 2, 3], "t0": [1.0, 1.0, 1.0, 1.0]}`; a JSON
-//! number with a fraction or exponent is a float, an integer a raw dword for `cb`/`t`.
+//! Inputs come from `--inputs JSON` (a file, or inline JSON when the argument starts with `{`;
+//! [`irc_testsuite::run_inputs`]: run-line assignments plus textures of any size with mips,
+//! layers and faces, from texel lists or PNG files, and sampler state), `--set NAME=VALUE`
+//! (run-line syntax, see `irc_testsuite::runline`: per-lane values `v0@2=…`, quad planes
+//! `v0.ddx=…`, the quad's position `pixel=(x,y)`) and `--seed N` (random inputs for
+//! everything declared, applied first). The format is documented in `docs/run-inputs.md`.
 
 use irc_interp::{RunConfig, ShaderInputs};
+use irc_testsuite::run_inputs::RunInputs;
 use irc_testsuite::runline::{show_outputs, RunLine};
 use std::path::Path;
 use std::process::ExitCode;
@@ -20,8 +22,9 @@ pub fn run(
 ) -> Result<ExitCode, String> {
     let m = crate::load::module(file)?;
     let mut line = RunLine::default();
-    if let Some(src) = inputs {
-        line.assigns.extend(json_assigns(src)?);
+    let json = inputs.map(RunInputs::parse).transpose()?;
+    if let Some(j) = &json {
+        line.assigns.extend(j.assigns.iter().cloned());
     }
     for s in sets {
         let (k, v) = s
@@ -29,7 +32,10 @@ pub fn run(
             .ok_or_else(|| format!("--set `{s}`: expected NAME=VALUE"))?;
         line.assigns.push((k.to_string(), v.to_string()));
     }
-    let explicit = line.inputs(&m)?;
+    let mut explicit = line.inputs(&m)?;
+    if let Some(j) = &json {
+        j.apply(&m, &mut explicit)?;
+    }
     let mut all = match seed {
         Some(s) => ShaderInputs::random(&m, s),
         None => explicit.clone(),
@@ -63,37 +69,4 @@ fn merge(all: &mut ShaderInputs, explicit: ShaderInputs) {
     all.cbvs.extend(explicit.cbvs);
     all.srvs.extend(explicit.srvs);
     all.samplers.extend(explicit.samplers);
-}
-
-fn json_assigns(src: &str) -> Result<Vec<(String, String)>, String> {
-    let text = if src.trim_start().starts_with('{') {
-        src.to_string()
-    } else {
-        std::fs::read_to_string(src).map_err(|e| format!("{src}: {e}"))?
-    };
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("--inputs: {e}"))?;
-    let obj = v.as_object().ok_or("--inputs: expected a JSON object")?;
-    let scalar = |x: &serde_json::Value| -> Result<String, String> {
-        match x {
-            serde_json::Value::Number(n) if n.is_f64() => {
-                Ok(format!("{:?}", n.as_f64().unwrap_or(0.0)))
-            }
-            serde_json::Value::Number(n) => Ok(n.to_string()),
-            serde_json::Value::Bool(b) => Ok(b.to_string()),
-            serde_json::Value::String(s) => Ok(s.clone()),
-            other => Err(format!("--inputs: unexpected value {other}")),
-        }
-    };
-    obj.iter()
-        .map(|(k, x)| {
-            let v = match x {
-                serde_json::Value::Array(items) => {
-                    let parts: Result<Vec<String>, String> = items.iter().map(scalar).collect();
-                    format!("({})", parts?.join(","))
-                }
-                other => scalar(other)?,
-            };
-            Ok((k.clone(), v))
-        })
-        .collect()
 }

@@ -330,3 +330,56 @@ fn stdin_and_stdout_with_dash_and_single_file_exit_codes() {
         "{help}"
     );
 }
+
+/// Outputs are written atomically: a failed compile or convert leaves the previous good file
+/// byte for byte, and no temporary file is left next to it.
+#[test]
+fn failed_runs_leave_previous_outputs_whole() {
+    let dir = std::env::temp_dir().join(format!("irc-cli-atomic-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("pass.ir");
+    std::fs::write(&good, PASS_THROUGH).unwrap();
+    let bad = dir.join("bad.ir");
+    std::fs::write(&bad, "%1 = Bogus\n").unwrap();
+    let out = dir.join("out.bin");
+    let (good, bad, out_s) = (
+        good.to_str().unwrap(),
+        bad.to_str().unwrap(),
+        out.to_str().unwrap(),
+    );
+    let o = irc(&[
+        "compile", "-t", "lima-fp", good, "--emit", "bin", "-o", out_s,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let before = std::fs::read(&out).unwrap();
+    assert!(!before.is_empty());
+    let o = irc(&[
+        "compile", "-t", "lima-fp", bad, "--emit", "bin", "-o", out_s,
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    // convert: the module parses but the binary writer refuses it (a constant short of
+    // literals), after the good conversion wrote the file.
+    let dxir = dir.join("out.dxir");
+    let dxir_s = dxir.to_str().unwrap();
+    let o = irc(&["convert", good, "-o", dxir_s]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let before = std::fs::read(&dxir).unwrap();
+    let short = dir.join("short.ir");
+    std::fs::write(&short, "%1 = f32x2 Constant 1.0\n").unwrap();
+    let o = irc(&["convert", short.to_str().unwrap(), "-o", dxir_s]);
+    assert_ne!(o.status.code(), Some(0));
+    assert_eq!(std::fs::read(&dxir).unwrap(), before);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["bad.ir", "out.bin", "out.dxir", "pass.ir", "short.ir"]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

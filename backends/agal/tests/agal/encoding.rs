@@ -143,6 +143,24 @@ fn assembler_errors_have_positions() {
     assert!(e.message.contains(".agal"), "{e}");
 }
 
+/// Fuzz finding (tools/fuzz, agal_asm): the assembler accepted `.agal vertex 11`, a header the
+/// decoder rejects (and whose version does not fit the header byte at 256 and above).
+#[test]
+fn assembler_rejects_versions_the_decoder_rejects() {
+    for v in [0u32, 4, 11, 256] {
+        let e = irc_agal::asm::assemble(&format!(".agal vertex {v}\nmov op, va0")).unwrap_err();
+        assert_eq!((e.line, e.column), (1, 14), "{e}");
+        assert!(e.message.contains("unsupported AGAL version"), "{e}");
+        let e = assemble_as("mov op, va0", irc_agal::isa::ShaderKind::Vertex, v).unwrap_err();
+        assert!(e.message.contains("unsupported AGAL version"), "{e}");
+    }
+    for v in 1..=3 {
+        let p = irc_agal::asm::assemble(&format!(".agal vertex {v}\nmov op, va0")).unwrap();
+        let bytes = irc_agal::encode::encode_program(&p);
+        assert_eq!(irc_agal::decode::decode_program(&bytes).unwrap(), p);
+    }
+}
+
 /// Every layout covers its bits exactly once (reserved fields included).
 #[test]
 fn layouts_cover_their_bits() {

@@ -17,13 +17,18 @@
 //!   `irc_backend::Simulator` interface.
 
 pub mod asm;
+pub mod caps;
 pub mod decode;
 pub mod disasm;
 pub mod encode;
 pub mod instr;
 pub mod isa;
+pub mod lower;
+pub mod mir;
+pub mod sched;
 pub mod sim;
 pub mod sim_io;
+pub mod target;
 
 pub use asm::{assemble, AsmError};
 pub use decode::{decode_bytes, decode_program, DecodeError};
@@ -34,3 +39,4 @@ pub use sim::{
     run_program, run_words, GpInputs, GpOutputs, GpSimError, GpSimErrorKind, SimOptions,
 };
 pub use sim_io::{GpReflection, GpSim};
+pub use target::LimaVp;

@@ -14,16 +14,19 @@
 //!   given); `ConstantBuffer` words `4·vec4_index ..` as f32 bits, `int_lanes` converted from
 //!   signed integers (0 past the end).
 //! * **Outputs**: each [`OutputBinding`] (`reflection.outputs`) names the *varying slot* its value
-//!   is stored to by the store units (`register` = `v<register>`), component `i` in lane `i`. A
-//!   component the program never stored is an error.
+//!   is stored to by the store units (`register` = `v<register>`), component `i` in lane `i % 4`
+//!   of varying `register + i / 4` (at most 8 components: an array of two vec4s). A component
+//!   the program never stored is an error.
 //! * **Position**: varying 0 is the position. When [`GpReflection::viewport`] is `Some(s)` the
 //!   program applies the viewport epilogue of reference §10 (Mesa's `nir_lower_viewport_transform`)
 //!   with the scale vec4 in uniform slot `s` and the translate vec4 in slot `s + 1`: it stores
 //!   `(x·w'·sx + tx, y·w'·sy + ty, z·w'·sz + tz, w')`, `w' = clamp(1/w, −2^15, 2^15)`. The
 //!   simulator uploads [`VIEWPORT_SCALE`] and [`VIEWPORT_TRANSLATE`] there (not an identity, so
 //!   that a swapped component shows) and inverts the transform to give back the IR's
-//!   clip-space `Position` (`w = 1/w'`, `x = (X − tx)/(sx·w')` …; exact to rounding unless the
-//!   clamp engaged). Without it, the position is returned as stored.
+//!   clip-space `Position` (`w = 1/w'`, `x = (X − tx)/(sx·w')` …; exact to rounding). Where the
+//!   clamp engaged (`|w'| = 2^15`, so `|w| ≤ 2^−15`), `w` is given back as ±0, the eye-plane
+//!   vertex the clamp stands for ([`unviewport`]). Without it, the position is returned as
+//!   stored.
 //!
 //! `SimOutputs::steps` is the sum over the invocations (each vertex runs the whole program).
 //!
@@ -123,38 +126,55 @@ fn output_value(
     varyings: &[[f32; 4]; VARYINGS],
     written: &[u8; VARYINGS],
     gp: &GpReflection,
-) -> Result<[f32; 4], SimError> {
+) -> Result<[f32; 8], SimError> {
     let r = o.register as usize;
-    if r >= VARYINGS || o.components > 4 {
+    let n = usize::from(o.components);
+    if n > 8 || r + n.div_ceil(4) > VARYINGS {
         return Err(SimError(format!(
-            "reflection: output {:?} in varying {r} with {} components does not fit v0..v15",
-            o.target, o.components
+            "reflection: output {:?} in varying {r} with {n} components does not fit v0..v15",
+            o.target
         )));
     }
-    let need = (1u8 << o.components) - 1;
-    if written[r] & need != need {
-        return Err(SimError(format!(
-            "output {:?}: the program stored components {:#x} of varying {r}, not {need:#x}",
-            o.target, written[r]
-        )));
+    let mut out = [0.0; 8];
+    for i in 0..n {
+        let (v, c) = (r + i / 4, i % 4);
+        if written[v] & (1 << c) == 0 {
+            return Err(SimError(format!(
+                "output {:?}: the program did not store component {c} of varying {v}",
+                o.target
+            )));
+        }
+        out[i] = varyings[v][c];
     }
-    let v = varyings[r];
     let position = o.target == IoSource::BuiltIn(BuiltIn::Position) && r == 0;
-    Ok(match (position, gp.viewport) {
-        (true, Some(_)) => unviewport(v),
-        _ => v,
-    })
+    if let (true, Some(_)) = (position, gp.viewport) {
+        let p = unviewport([out[0], out[1], out[2], out[3]]);
+        out[..4].copy_from_slice(&p);
+    }
+    Ok(out)
 }
 
+/// The bound of the epilogue's clamp, `|w'| ≤ 2^15` (reference §10, Mesa's reading).
+pub const W_CLAMP: f32 = 32768.0;
+
 /// Inverts the position epilogue (reference §10) with the simulator's viewport.
+///
+/// Where the clamp engaged (`|w'| = 2^15`) the screen-space position keeps only that
+/// `|w| ≤ 2^−15` (a vertex on the eye plane, `w = 0` for the usual inputs): `w` is given back
+/// as zero with the sign of `w'`. `x`, `y`, `z` are recovered in every case.
 pub fn unviewport(v: [f32; 4]) -> [f32; 4] {
     let wp = v[3];
     let (s, t) = (VIEWPORT_SCALE, VIEWPORT_TRANSLATE);
+    let w = if wp.abs() == W_CLAMP {
+        0.0f32.copysign(wp)
+    } else {
+        1.0 / wp
+    };
     [
         (v[0] - t[0]) / (s[0] * wp),
         (v[1] - t[1]) / (s[1] * wp),
         (v[2] - t[2]) / (s[2] * wp),
-        1.0 / wp,
+        w,
     ]
 }
 
@@ -230,4 +250,26 @@ pub fn uniforms(
         u[s as usize + 1] = VIEWPORT_TRANSLATE;
     }
     Ok(u)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unviewport_inverts_the_epilogue_and_reads_a_clamped_w_as_the_eye_plane() {
+        let p = [1.0f32, 2.0, 3.0, 4.0];
+        assert_eq!(unviewport(viewport(p)), p);
+        // w = ±0: 1/w = ±inf, clamped to ±2^15 (reference §10); x, y, z still come back.
+        for w in [0.0f32, -0.0] {
+            let v = viewport([0.5, -1.5, 0.25, w]);
+            assert_eq!(v[3], W_CLAMP.copysign(w));
+            let back = unviewport(v);
+            assert_eq!(back[..3], [0.5, -1.5, 0.25]);
+            assert_eq!(back[3].to_bits(), w.to_bits());
+        }
+        // Just inside the bound the reciprocal is kept.
+        let w = 1.0 / 16384.0;
+        assert_eq!(unviewport(viewport([1.0, 1.0, 1.0, w]))[3], w);
+    }
 }

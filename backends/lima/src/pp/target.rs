@@ -11,8 +11,8 @@ use irc_backend::machine::spill::{self, Attempts, Schedulable};
 use irc_backend::output::bytes_of;
 use irc_backend::regalloc as ra;
 use irc_backend::{
-    CompileOptions, Container, Diagnostic, Diagnostics, LegacyMul, OptionSpec, Oracle, Output,
-    OutputBinding, Pipeline, PipelineKind, Section, Simulator, Stats, Target, TargetCaps,
+    CompileOptions, Container, Denormals, Diagnostic, Diagnostics, LegacyMul, OptionSpec, Oracle,
+    Output, OutputBinding, Pipeline, PipelineKind, Section, Simulator, Stats, Target, TargetCaps,
     TargetPart, Tolerance, CODE,
 };
 use irc_ir::{Module, ShaderStage};
@@ -89,12 +89,14 @@ impl Target for LimaFp {
     }
     fn oracle(&self) -> Oracle {
         // Division is rcp + mul, derivatives are fine, pow/sin/cos run as the combiner's
-        // step sequences, and uniforms are fp16 (no f32 denormals survive the upload).
+        // step sequences, and uniforms are fp16 (no f32 denormals survive the upload); the
+        // fp16 datapath flushes denormals.
         Oracle {
             div_as_rcp_mul: true,
             fine_default_derivatives: true,
             stepwise_transcendentals: true,
             flush_denormal_uniforms: true,
+            denormals: Denormals::Flush,
         }
     }
 }

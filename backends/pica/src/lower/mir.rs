@@ -22,12 +22,14 @@ pub enum Reg {
     Uni(u8),
     /// Entry `k` of the literal pool (a DEF uniform placed after the application's).
     Lit(u16),
+    /// Float uniform `c[n + a0.x]` (relative addressing, §7): `n` as in [`Reg::Uni`].
+    UniRel(u8),
 }
 
 impl Reg {
     /// Float uniforms (application or literal) only fit the wide source slot.
     pub fn is_uniform(self) -> bool {
-        matches!(self, Reg::Uni(_) | Reg::Lit(_))
+        matches!(self, Reg::Uni(_) | Reg::Lit(_) | Reg::UniRel(_))
     }
 }
 
@@ -56,6 +58,8 @@ pub enum Dst {
     V(VReg, u8),
     /// Lanes `mask` (bit i = lane i) of output register `o<n>`.
     Out(u8, u8),
+    /// The address register `a0` (MOVA): bit 0 = a0.x, bit 1 = a0.y.
+    A0(u8),
 }
 
 /// One machine op (one instruction).

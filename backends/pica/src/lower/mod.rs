@@ -133,6 +133,14 @@ struct Lower<'a> {
     /// Registers already built from mixed component sources (values never change in
     /// straight-line code, so one build serves every use).
     built: FxHashMap<Vec<C>, VReg>,
+    /// The value a0.x holds (the float operand of the last MOVA and its lane).
+    a0x: Option<(SsaDef, usize)>,
+    /// Registers of the largest D3D9 constant array read at a dynamic index (0: none).
+    relative_extent: u32,
+    /// Constant offsets `k` of relative reads `c[k + a0.x]`.
+    relative_bases: Vec<u8>,
+    /// In-range flags of dynamic indices, by (float index, constant offset).
+    range_masks: FxHashMap<(SsaDef, usize, i64), Comps>,
 }
 
 /// An application uniform: a D3D9 float constant register or a constant-buffer element.
@@ -193,6 +201,10 @@ pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
         outputs: FxHashMap::default(),
         uniforms: Vec::new(),
         built: FxHashMap::default(),
+        a0x: None,
+        relative_extent: 0,
+        range_masks: FxHashMap::default(),
+        relative_bases: Vec::new(),
     };
     let mut reflection = Reflection::default();
     l.declare(&mut reflection)?;
@@ -252,25 +264,82 @@ impl<'a> Lower<'a> {
     /// after the highest D3D9 register, in order of first use. Rewrites the program's uniform
     /// ids to slots, binds them, and returns the first slot after them (the literal pool's).
     fn assign_uniform_slots(&mut self, r: &mut Reflection) -> Result<u8, Diagnostic> {
+        const SLOTS: u32 = crate::isa::limits::FLOAT_UNIFORMS as u32;
+        // D3D9 registers below `identity` sit at their own number; the others (registers
+        // beyond c95, and with dynamic indexing those past the bound window) and constant-buffer
+        // elements are packed after them, then the literal pool.
+        let packed_beyond = |limit: u32, u: &[UniKey]| {
+            u.iter()
+                .filter(|k| match k {
+                    UniKey::Legacy(i) => *i >= limit,
+                    UniKey::Cbuffer(..) => true,
+                })
+                .count() as u32
+        };
+        let mut identity = SLOTS;
+        if self.relative_extent > 0 {
+            // A dynamic index may reach any register of the array: bind c0 up to the packed
+            // uniforms and the literal pool (or the array's end) to the D3D9 registers.
+            let mut room = SLOTS;
+            loop {
+                let others = self.lits.len() as u32 + packed_beyond(room, &self.uniforms);
+                let r2 = SLOTS.saturating_sub(others);
+                if r2 >= room {
+                    break;
+                }
+                room = r2;
+            }
+            identity = self.relative_extent.min(room).max(
+                self.uniforms
+                    .iter()
+                    .filter_map(|k| match k {
+                        UniKey::Legacy(i) if *i < room => Some(i + 1),
+                        _ => None,
+                    })
+                    .max()
+                    .unwrap_or(0),
+            );
+            for i in 0..identity {
+                if !self.uniforms.contains(&UniKey::Legacy(i)) {
+                    self.uniforms.push(UniKey::Legacy(i));
+                }
+            }
+            if let Some(k) = self.relative_bases.iter().find(|&&k| k as u32 >= identity) {
+                return Err(Diagnostic::limit(format!(
+                    "relative constant read c[{k} + a0.x]: with {} constants, only c0–c{} can \
+                     hold the indexed array",
+                    SLOTS - identity,
+                    identity.saturating_sub(1)
+                )));
+            }
+        }
         let mut next = self
             .uniforms
             .iter()
             .filter_map(|k| match k {
-                UniKey::Legacy(i) => Some(i + 1),
-                UniKey::Cbuffer(..) => None,
+                UniKey::Legacy(i) if *i < identity => Some(i + 1),
+                _ => None,
             })
             .max()
             .unwrap_or(0);
         let mut slots = Vec::with_capacity(self.uniforms.len());
         for k in &self.uniforms {
             let (slot, source) = match *k {
-                UniKey::Legacy(i) => (
-                    i,
-                    UniformSource::Legacy {
-                        kind: BuiltIn::LegacyConstFloat,
-                        index: i,
-                    },
-                ),
+                UniKey::Legacy(i) => {
+                    let slot = if i < identity {
+                        i
+                    } else {
+                        next += 1;
+                        next - 1
+                    };
+                    (
+                        slot,
+                        UniformSource::Legacy {
+                            kind: BuiltIn::LegacyConstFloat,
+                            index: i,
+                        },
+                    )
+                }
                 UniKey::Cbuffer(binding, e) => {
                     next += 1;
                     (
@@ -294,8 +363,10 @@ impl<'a> Lower<'a> {
         r.uniforms.sort_by_key(|u| u.slot);
         for op in &mut self.prog.ops {
             for s in &mut op.srcs {
-                if let Reg::Uni(id) = s.reg {
-                    s.reg = Reg::Uni(slots[usize::from(id)]);
+                match s.reg {
+                    Reg::Uni(id) => s.reg = Reg::Uni(slots[usize::from(id)]),
+                    Reg::UniRel(id) => s.reg = Reg::UniRel(slots[usize::from(id)]),
+                    _ => {}
                 }
             }
         }
@@ -413,6 +484,14 @@ impl<'a> Lower<'a> {
                 self.values.insert(d, c.clone());
                 Ok(c)
             }
+            OpCode::IAdd
+            | OpCode::Cast
+            | OpCode::ConvertFtoI
+            | OpCode::CompositeConstruct
+            | OpCode::CompositeExtract => Err(self.diag(
+                d,
+                "integer value used other than as a relative constant index",
+            )),
             _ => Err(Diagnostic::internal(
                 Some((d, op.opcode)),
                 "value used before its definition was lowered",
@@ -691,7 +770,12 @@ impl<'a> Lower<'a> {
             n => {
                 // DPH: dot(s1.xyz, s2.xyz) + s2.w, when one side's w is the literal 1.
                 let one = |v: &[C]| n == 4 && v[3].loc == Loc::Lit(1f32.to_bits());
-                let (op, a, b) = if one(a) {
+                // A literal ±0 term adds nothing under the legacy multiply (0 · x = 0 for every
+                // x, inf and NaN included): DP3.
+                let zero = |v: &[C]| n == 4 && matches!(v[3].loc, Loc::Lit(b) if b << 1 == 0);
+                let (op, a, b) = if zero(a) || zero(b) {
+                    (Opcode::Dp3, &a[..3], &b[..3])
+                } else if one(a) {
                     (Opcode::Dph, &a[..3], b)
                 } else if one(b) {
                     (Opcode::Dph, &b[..3], a)
@@ -716,6 +800,39 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// trunc(x) = flr(|x|) · (x ≥ 0 ? 1 : −1); NaN and ±inf come through.
+    fn round_zero(&mut self, a: &[C]) -> Comps {
+        let n = a.len();
+        let na: Comps = a.iter().map(|c| c.negated()).collect();
+        let abs = self.vec_op(Opcode::Max, &[a, &na]);
+        let f = self.vec_op(Opcode::Flr, &[&abs]);
+        let s = self.vec_op(Opcode::Sge, &[a, &Self::splat(0.0, n)]);
+        let sign = self.vec_op(
+            Opcode::Mad,
+            &[&s, &Self::splat(2.0, n), &Self::splat(-1.0, n)],
+        );
+        self.vec_op(Opcode::Mul, &[&f, &sign])
+    }
+
+    /// Round half to even: f = flr(x), r = x − f; f + (r > ½) + (r = ½ and f odd), with
+    /// "f odd" as flr(f/2) < f/2. For ±inf r is NaN and every flag 0, so ±inf comes through.
+    fn round_nearest_even(&mut self, a: &[C]) -> Comps {
+        let n = a.len();
+        let half = Self::splat(0.5, n);
+        let f = self.vec_op(Opcode::Flr, &[a]);
+        let nf: Comps = f.iter().map(|c| c.negated()).collect();
+        let r = self.vec_op(Opcode::Add, &[a, &nf]);
+        let ge = self.vec_op(Opcode::Sge, &[&r, &half]);
+        let gt = self.vec_op(Opcode::Slt, &[&half, &r]);
+        let h = self.vec_op(Opcode::Mul, &[&f, &half]);
+        let fh = self.vec_op(Opcode::Flr, &[&h]);
+        let odd = self.vec_op(Opcode::Slt, &[&fh, &h]);
+        let ngt: Comps = gt.iter().map(|c| c.negated()).collect();
+        let tie = self.vec_op(Opcode::Add, &[&ge, &ngt]);
+        let up = self.vec_op(Opcode::Add, &[&f, &gt]);
+        self.vec_op(Opcode::Mad, &[&tie, &odd, &up])
+    }
+
     fn splat(x: f32, n: usize) -> Comps {
         (0..n).map(|_| C::lit(x)).collect()
     }
@@ -726,6 +843,16 @@ impl<'a> Lower<'a> {
         // Operands of the unary, binary and ternary arithmetic ops (format::Arith).
         let ar = Arith::of(op);
         let r: Comps = match op.opcode {
+            // Relative-addressing indices: read by the loads they address (`relative_load`).
+            OpCode::IAdd
+            | OpCode::Cast
+            | OpCode::ConvertFtoI
+            | OpCode::CompositeConstruct
+            | OpCode::CompositeExtract
+                if op.ty.is_basic_where(|t| t.is_int()) =>
+            {
+                return Ok(())
+            }
             OpCode::Return => return Ok(()),
             OpCode::Constant | OpCode::Undef => self.constant(d)?,
             OpCode::InputLoad => self.input_load(d)?,
@@ -845,10 +972,15 @@ impl<'a> Lower<'a> {
                 };
                 self.scalar_op(o, &a)
             }
-            // RoundMode NegativeInf = 4.
-            OpCode::FRound if FRound::of(op).mode() == Some(4) => {
+            OpCode::FRound => {
                 let a = self.arg(d, FRound::of(op).a())?;
-                self.vec_op(Opcode::Flr, &[&a])
+                match FRound::of(op).mode() {
+                    Some(4) => self.vec_op(Opcode::Flr, &[&a]),
+                    Some(8) => neg(self.vec_op(Opcode::Flr, &[&neg(a)])),
+                    Some(1) => self.round_zero(&a),
+                    Some(2) => self.round_nearest_even(&a),
+                    _ => return Err(self.diag(d, "FRound with an invalid mode")),
+                }
             }
             OpCode::FFract => {
                 let a = self.arg(d, ar.a())?;
@@ -954,15 +1086,10 @@ impl<'a> Lower<'a> {
             {
                 let (idx, comp) = self.element_address(load.address());
                 let (Some(idx), Some(comp)) = (idx, comp) else {
-                    return Err(self.diag(
-                        d,
-                        "dynamically indexed float constants (MOVA) are not lowered yet",
-                    ));
+                    return self.relative_load(d, load.address(), decl, width);
                 };
-                if idx >= 96 || comp as usize + width > 4 {
-                    return Err(Diagnostic::limit(format!(
-                        "float constant c{idx}: PICA200 has c0–c95"
-                    )));
+                if idx > u64::from(u16::MAX) || comp as usize + width > 4 {
+                    return Err(self.diag(d, format!("float constant c{idx} out of range")));
                 }
                 self.uniform_comps(UniKey::Legacy(idx as u32), comp as u8, width)
             }
@@ -971,6 +1098,132 @@ impl<'a> Lower<'a> {
                 "input of this kind (only vertex inputs and float constants)",
             )),
         }
+    }
+
+    /// A D3D9 constant register read at a dynamic index `k + int(x)`: `MOVA a0.x, x` (unless
+    /// a0.x already holds `x`), then `MUL t, c[k + a0.x], inrange` right after it (so that no
+    /// two MOVAs are adjacent), where `inrange` is 1 when the index lies in the declared array
+    /// and 0 otherwise (the IR reads zero there). Registers c0 up to the literal pool are bound
+    /// to the application's registers of the same number ([`Lower::assign_uniform_slots`]).
+    fn relative_load(
+        &mut self,
+        d: SsaDef,
+        address: Option<SsaDef>,
+        decl: SsaDef,
+        width: usize,
+    ) -> Result<Comps, Diagnostic> {
+        let m = self.m;
+        // Peel `Cast`, `IAdd k` down to `ConvertFtoI x`; a CompositeConstruct address is
+        // (element, constant component).
+        let (mut a, comp) = match address.map(|a| (a, m.op(a))) {
+            Some((_, aop)) if aop.opcode == OpCode::CompositeConstruct => {
+                let members = CompositeConstruct::of(aop).members();
+                (
+                    members.first().and_then(|o| o.as_ref()),
+                    const_index(m, members.get(1).and_then(|o| o.as_ref())),
+                )
+            }
+            Some((a, _)) => (Some(a), Some(0)),
+            None => (None, None),
+        };
+        // Walk to the float, following one lane through vectorized integer ops.
+        let unknown = || unsupported(m, d, "dynamic constant index of an unknown form");
+        let mut k: i64 = 0;
+        let mut lane = 0usize;
+        let x = loop {
+            let cur = a.ok_or_else(unknown)?;
+            let op = m.op(cur);
+            match op.opcode {
+                OpCode::Cast => a = Arith::of(op).a(),
+                OpCode::CompositeExtract => {
+                    let ex = CompositeExtract::of(op);
+                    lane = const_index(m, ex.address()).ok_or_else(unknown)? as usize;
+                    a = ex.composite();
+                }
+                OpCode::IAdd => {
+                    let (p, q) = (Arith::of(op).a(), Arith::of(op).b());
+                    let is_k = |x: Option<SsaDef>| x.filter(|&x| m.opcode(x) == OpCode::Constant);
+                    let (kd, rest) = match (is_k(p), is_k(q)) {
+                        (Some(c), None) => (c, q),
+                        (None, Some(c)) => (c, p),
+                        _ => return Err(unknown()),
+                    };
+                    let kk = Constant::of(m.op(kd)).scalar(lane).ok_or_else(unknown)?;
+                    k += i64::from(kk as u32 as i32);
+                    a = rest;
+                }
+                OpCode::ConvertFtoI => break Arith::of(op).a(),
+                _ => return Err(unknown()),
+            }
+        };
+        let x = x.ok_or_else(|| self.diag(d, "operand missing"))?;
+        let comp = comp.ok_or_else(|| self.diag(d, "dynamic vector component"))? as usize;
+        if !(0..crate::isa::limits::FLOAT_UNIFORMS as i64).contains(&k) || comp + width > 4 {
+            return Err(Diagnostic::limit(format!(
+                "relative constant read c[{k} + a0.x]: the base must be one of c0–c95"
+            )));
+        }
+        let size = match m.ty(decl).array_dims().last().copied().unwrap_or(0) {
+            0 => crate::isa::limits::FLOAT_UNIFORMS as u32,
+            n => n,
+        };
+        self.relative_extent = self.relative_extent.max(size.max(1));
+        // In range iff 0 <= k + trunc(x) < size, i.e. −k−1 < x < size − k; out of range
+        // the IR reads zero (PICA would read another register or (1, 1, 1, 1)).
+        let xv: Comps = self
+            .value(x)?
+            .get(lane..lane + 1)
+            .ok_or_else(unknown)?
+            .into();
+        let mask = match self.range_masks.get(&(x, lane, k)) {
+            Some(m) => m.clone(),
+            None => {
+                let lo = self.vec_op(Opcode::Slt, &[&[C::lit((-k - 1) as f32)], &xv[..1]]);
+                let hi = self.vec_op(
+                    Opcode::Slt,
+                    &[&xv[..1], &[C::lit((size as i64 - k) as f32)]],
+                );
+                let m = self.vec_op(Opcode::Mul, &[&lo, &hi]);
+                self.range_masks.insert((x, lane, k), m.clone());
+                m
+            }
+        };
+        if self.a0x != Some((x, lane)) {
+            let src = self.operand(&xv[..1]);
+            self.prog.ops.push(MOp {
+                op: Opcode::Mova,
+                dst: Dst::A0(1),
+                srcs: smallvec![src],
+            });
+            self.a0x = Some((x, lane));
+        }
+        let id = self.uniform_id(UniKey::Legacy(k as u32))?;
+        self.relative_bases.push(k as u8);
+        let t = self.prog.new_vreg(width as u8);
+        let mut swz = [0u8; 4];
+        for (i, s) in swz.iter_mut().enumerate() {
+            *s = (comp + i.min(width - 1)) as u8;
+        }
+        let m = self.operand(&vec![mask[0]; width]);
+        self.prog.ops.push(MOp {
+            op: Opcode::Mul,
+            dst: Dst::V(t, (1u8 << width) - 1),
+            srcs: smallvec![
+                Operand {
+                    reg: Reg::UniRel(id),
+                    swz,
+                    neg: false,
+                    n: width as u8,
+                },
+                m
+            ],
+        });
+        Ok((0..width as u8)
+            .map(|c| C {
+                loc: Loc::V(t, c),
+                neg: false,
+            })
+            .collect())
     }
 
     fn uniform_comps(&mut self, k: UniKey, comp: u8, width: usize) -> Result<Comps, Diagnostic> {
@@ -1107,10 +1360,24 @@ impl<'a> Lower<'a> {
     }
 }
 
-/// Lets the op computing a value write the output register directly when the value is read
-/// only by one output MOV that takes each of its components once, unnegated: the op's
-/// destination becomes the output's lanes (component-wise operands permuted to match), and the
-/// MOV goes. Each output component is still written exactly once.
+/// Which sources of `op` to negate so that it computes the negated result exactly (`None`:
+/// no such sources, e.g. MAX, FLR, RCP at ±0).
+fn negating_sources(op: Opcode) -> Option<&'static [usize]> {
+    match op {
+        Opcode::Mov | Opcode::Mul | Opcode::Dp3 | Opcode::Dp4 => Some(&[0]),
+        Opcode::Dph | Opcode::Dphi => Some(&[1]),
+        Opcode::Add => Some(&[0, 1]),
+        Opcode::Mad | Opcode::Madi => Some(&[0, 2]),
+        _ => None,
+    }
+}
+
+/// Copy folding: lets the op computing a value write the copy's destination directly — an
+/// output register, or the lanes of a register built from several values — when the value is
+/// read only by that one MOV, which takes each of its components once: the op's destination
+/// becomes the copy's (component-wise operands permuted to match; a negated copy negates the
+/// op's sources where that is exact), and the MOV goes. Each output component is still written
+/// exactly once.
 fn fold_output_moves(p: &mut Program) {
     let n = p.vregs.len();
     let mut reads = vec![0u32; n];
@@ -1127,19 +1394,28 @@ fn fold_output_moves(p: &mut Program) {
     }
     let mut folded: Vec<usize> = Vec::new();
     for m in 0..p.ops.len() {
-        let (Dst::Out(o, lanes), [src]) = (p.ops[m].dst, &p.ops[m].srcs[..]) else {
-            continue;
+        let lanes = match p.ops[m].dst {
+            Dst::Out(_, lanes) | Dst::V(_, lanes) => lanes,
+            Dst::A0(_) => continue,
         };
-        let src = *src;
+        let [src] = p.ops[m].srcs[..] else { continue };
         let Reg::V(t) = src.reg else { continue };
-        if p.ops[m].op != Opcode::Mov || src.neg || reads[t.index()] != 1 {
+        if p.ops[m].op != Opcode::Mov || reads[t.index()] != 1 {
+            continue;
+        }
+        if p.ops[m].dst == Dst::V(t, lanes) {
             continue;
         }
         let [pi] = defs[t.index()][..] else { continue };
         let Dst::V(_, def_mask) = p.ops[pi].dst else {
             continue;
         };
-        // lane j of the output takes component comp[j] of t.
+        let negate = match (src.neg, negating_sources(p.ops[pi].op)) {
+            (false, _) => &[][..],
+            (true, Some(which)) => which,
+            (true, None) => continue,
+        };
+        // lane j of the destination takes component comp[j] of t.
         let mut used = 0u8;
         let mut injective = true;
         for j in (0..4).filter(|j| lanes & (1 << j) != 0) {
@@ -1150,6 +1426,7 @@ fn fold_output_moves(p: &mut Program) {
         if !injective || used != def_mask {
             continue;
         }
+        let dst = p.ops[m].dst;
         let producer = &mut p.ops[pi];
         if producer.componentwise() {
             for s in &mut producer.srcs {
@@ -1162,7 +1439,15 @@ fn fold_output_moves(p: &mut Program) {
                 s.n = 4;
             }
         }
-        producer.dst = Dst::Out(o, lanes);
+        for &i in negate {
+            producer.srcs[i].neg = !producer.srcs[i].neg;
+        }
+        producer.dst = dst;
+        if let Dst::V(u, _) = dst {
+            defs[u.index()].retain(|&i| i != m);
+            defs[u.index()].push(pi);
+        }
+        defs[t.index()].clear();
         folded.push(m);
     }
     let mut dead = vec![false; p.ops.len()];

@@ -130,6 +130,22 @@ pub enum WriteError {
         operand: usize,
         target: SsaDef,
     },
+    #[error("{def} ({opcode}): operand {operand} refers forward to {target}, which the reader rejects for this operand ")]
+    ForwardRef {
+        def: SsaDef,
+        opcode: OpCode,
+        operand: usize,
+        target: SsaDef,
+    },
+    #[error("{def} ({opcode}): operand {operand} is {value}, not a defined value of its enum or flags (the reader rejects it)")]
+    InvalidLiteral {
+        def: SsaDef,
+        opcode: OpCode,
+        operand: usize,
+        value: u64,
+    },
+    #[error("{def} (Constant): {count} literals, but its type {ty} flattens to a different number of scalars (the reader would reject it)")]
+    ConstantCount { def: SsaDef, ty: Type, count: usize },
     #[error("{def} ({opcode}): type {ty} cannot be encoded (at most 3 array dimensions of size ≤ 65535, 512 non-void members)")]
     UnencodableType {
         def: SsaDef,

@@ -17,6 +17,7 @@ use super::vle;
 use crate::entities::SsaDef;
 use crate::module::Module;
 use crate::op::{Op, Operand};
+use crate::opcode::{LitKind, OpCode};
 use crate::types::{ScalarType, Type, MAX_ARRAY_DIMS, MAX_STRUCT_MEMBERS};
 use cranelift_entity::EntityRef;
 
@@ -69,6 +70,16 @@ impl Writer {
                     ty,
                 });
             }
+            // The reader's rule: a constant has one literal per scalar of its type.
+            if op.opcode == OpCode::Constant
+                && op.ty.flattened_scalar_count() != Some(op.operands.len() as u64)
+            {
+                return Err(WriteError::ConstantCount {
+                    def: d,
+                    ty: op.ty.clone(),
+                    count: op.operands.len(),
+                });
+            }
             vle::push(out, op_token(op));
             let operands = op.operands.as_slice();
             let fl = op.opcode.first_literal_index(operands.len());
@@ -85,6 +96,19 @@ impl Writer {
                 let v = match operand {
                     Operand::Null => 0,
                     Operand::Ref(t) => match self.position.get(t.index()) {
+                        // The reader's rule: only some operands may refer forward.
+                        Some(&p)
+                            if p != UNNUMBERED
+                                && p as usize > k
+                                && !op.opcode.allows_forward_ref(i) =>
+                        {
+                            return Err(WriteError::ForwardRef {
+                                def: d,
+                                opcode: op.opcode,
+                                operand: i,
+                                target: t,
+                            });
+                        }
                         Some(&p) if p != UNNUMBERED => k as i64 - p as i64,
                         _ => {
                             let opcode = op.opcode;
@@ -96,7 +120,23 @@ impl Writer {
                             });
                         }
                     },
-                    Operand::Lit(v) => v as i64,
+                    Operand::Lit(v) => {
+                        // The reader's rule: enum and flag literals hold defined values.
+                        let valid = match op.opcode.literal_kind(i - fl) {
+                            Some(LitKind::Enum(kind)) => kind.is_valid(v),
+                            Some(LitKind::Flags(kind)) => kind.is_valid(v),
+                            _ => true,
+                        };
+                        if !valid {
+                            return Err(WriteError::InvalidLiteral {
+                                def: d,
+                                opcode: op.opcode,
+                                operand: i,
+                                value: v,
+                            });
+                        }
+                        v as i64
+                    }
                 };
                 vle::push(out, v);
             }

@@ -15,10 +15,15 @@
 //!   dominance of definitions over uses.
 //! - [`scoped`]: raw control flow — balanced `Scoped*` nesting with matching partners.
 //!
+//! - [`legal`]: the "legal" mode ([`verify_legal`]): the legality contract of `legalize`'s
+//!   output for the default target (ops, types and operand shapes dxbc-spirv's SPIR-V writer
+//!   takes; see `docs/legality.md`).
+//!
 //! A function with `Label`s is checked as structured code, one with `Scoped*` ops as raw code;
 //! mixing both is an error.
 
 mod cfg;
+mod legal;
 mod operands;
 mod scoped;
 mod structure;
@@ -112,8 +117,22 @@ impl<'m> Ctx<'m> {
     }
 }
 
+pub use legal::removed_by_legalize;
+
 /// Verifies `m`; `Ok(())` if no rule is violated, else every violation found.
 pub fn verify(m: &Module) -> Result<(), VerifierErrors> {
+    verify_mode(m, None)
+}
+
+/// The "legal" mode: [`verify`], then the legality contract of `legalize`'s output
+/// ([`legal`]); `native` lists the ops the target executes natively, which may remain (a
+/// target's `TargetCaps::native`; the default target keeps `FClamp` only, which the contract
+/// allows anyway).
+pub fn verify_legal(m: &Module, native: &[crate::OpCode]) -> Result<(), VerifierErrors> {
+    verify_mode(m, Some(native))
+}
+
+fn verify_mode(m: &Module, legal: Option<&[crate::OpCode]>) -> Result<(), VerifierErrors> {
     let mut cx = Ctx {
         m,
         errors: Vec::new(),
@@ -135,6 +154,9 @@ pub fn verify(m: &Module) -> Result<(), VerifierErrors> {
         } else {
             scoped::check_function(&mut cx, f);
         }
+    }
+    if let Some(native) = legal {
+        legal::check(&mut cx, native);
     }
     if cx.errors.is_empty() {
         Ok(())

@@ -1,0 +1,22 @@
+//! What the Mali-200/400 vertex processor executes natively, for the shared passes.
+
+use irc_backend::TargetCaps;
+use irc_ir::OpCode;
+
+/// Mali-200/400 GP: a scalar VLIW machine (every vector op becomes one op per component, so
+/// vectorizing does not pay and dot products are multiply/add chains), IEEE multiplies, fp32,
+/// no integers, no indexable temporaries. The code generator lowers no branches or loops yet:
+/// the pipeline if-converts and unrolls everything it can.
+pub const CAPS: TargetCaps = TargetCaps {
+    name: "lima-vp",
+    native: &[OpCode::FClamp],
+    float16: false,
+    int16: false,
+    indexable_scratch: false,
+    integers: false,
+    branches: false,
+    loops: false,
+    vectorize: false,
+    min_dot_terms: u8::MAX,
+    if_convert_limit: u16::MAX,
+};

@@ -1,0 +1,373 @@
+//! Lowering of declarations, inputs (attributes, D3D9 float constants, constant buffers),
+//! constants and output stores.
+
+use irc_backend::{Diagnostic, IoSource, OutputBinding, Reflection, VaryingBinding};
+use irc_ir::format::{
+    AlignedLoad, CompositeConstruct, Constant, DclBinding, DclInput, DclInputBuiltIn, DclOutput,
+    DclOutputBuiltIn, DescriptorLoad, Load, Store,
+};
+use irc_ir::{BuiltIn, Module, OpCode, ScalarType, SsaDef, Type};
+
+use super::super::isa::{ATTRIBUTES, VARYINGS};
+use super::super::mir::{Operand, Src};
+use super::{Comps, Lower, OutDecl, UniKey, C};
+
+/// Number of flattened scalar components of a type.
+pub fn flat_size(t: &Type) -> Option<u64> {
+    let per: u64 = t.members().iter().map(|m| u64::from(m.vec_size())).sum();
+    let mut n = per;
+    for &d in t.array_dims() {
+        if d == 0 {
+            return None;
+        }
+        n = n.checked_mul(u64::from(d))?;
+    }
+    Some(n)
+}
+
+/// The value of a constant scalar index.
+pub fn const_index(m: &Module, d: Option<SsaDef>) -> Option<u64> {
+    let op = m.op(d?);
+    if op.opcode != OpCode::Constant {
+        return None;
+    }
+    let bits = Constant::of(op).scalar(0)?;
+    let t = op.ty.as_scalar()?;
+    if t.is_float() {
+        let f = f32::from_bits(bits as u32);
+        (f >= 0.0 && f.fract() == 0.0).then_some(f as u64)
+    } else {
+        Some(bits)
+    }
+}
+
+impl Lower<'_> {
+    /// Inputs → attributes `a<location>`; outputs → varyings: the position in v0, the others
+    /// in declaration order from v1, or, in a program (`layout`: the inputs of the pixel
+    /// stage), output location `L` component `c` where the layout puts it, slot `s` lane `l`
+    /// becoming varying `s + 1` component `l` (v0 is the position; the pixel processor's
+    /// varyings are numbered without it). Outputs no later stage reads are dropped.
+    pub(super) fn declare(
+        &mut self,
+        r: &mut Reflection,
+        layout: Option<&[VaryingBinding]>,
+    ) -> Result<(), Diagnostic> {
+        let m = self.m;
+        let mut outs: Vec<(u32, SsaDef, IoSource, usize)> = Vec::new();
+        for d in m.declarations() {
+            let op = m.op(d);
+            match op.opcode {
+                OpCode::DclInput => {
+                    let decl = DclInput::of(op);
+                    let loc = decl.location().unwrap_or(0) as u32;
+                    let c0 = decl.component().unwrap_or(0) as u8;
+                    let n = flat_size(&op.ty).unwrap_or(0) as u8;
+                    if op.ty.is_array() || n == 0 || c0 + n > 4 || loc as usize >= ATTRIBUTES {
+                        return Err(self.diag(d, "input array or input beyond a15"));
+                    }
+                    if !op.ty.is_basic_where(|s| s.is_float()) {
+                        return Err(self.diag(d, "integer or boolean vertex inputs"));
+                    }
+                    r.varyings.push(VaryingBinding {
+                        source: IoSource::Location {
+                            location: loc,
+                            component: u32::from(c0),
+                        },
+                        slot: loc,
+                        lane: c0,
+                        components: n,
+                    });
+                }
+                OpCode::DclOutput | OpCode::DclOutputBuiltIn => {
+                    let n = flat_size(&op.ty)
+                        .filter(|&n| (1..=8).contains(&n))
+                        .ok_or_else(|| self.diag(d, "output wider than 8 components"))?
+                        as usize;
+                    let (key, src) = if op.opcode == OpCode::DclOutput {
+                        let decl = DclOutput::of(op);
+                        let loc = decl.location().unwrap_or(0) as u32;
+                        let c = decl.component().unwrap_or(0) as u32;
+                        (
+                            1 + 4 * loc + c,
+                            IoSource::Location {
+                                location: loc,
+                                component: c,
+                            },
+                        )
+                    } else {
+                        let b = DclOutputBuiltIn::of(op)
+                            .builtin()
+                            .and_then(BuiltIn::from_u64)
+                            .ok_or_else(|| self.diag(d, "invalid built-in"))?;
+                        let key = match b {
+                            BuiltIn::Position => 0,
+                            // No clipping against user planes on the GP: clip and cull
+                            // distances are ordinary varyings (a pixel stage can discard on
+                            // them), after the others.
+                            BuiltIn::PointSize | BuiltIn::ClipDistance | BuiltIn::CullDistance => {
+                                1000 + b.to_u64() as u32
+                            }
+                            _ => return Err(self.diag(d, format!("output built-in {b:?}"))),
+                        };
+                        (key, IoSource::BuiltIn(b))
+                    };
+                    if !op.ty.members().iter().all(|m| m.scalar_type().is_float()) {
+                        return Err(self.diag(d, "integer or boolean outputs"));
+                    }
+                    outs.push((key, d, src, n));
+                }
+                _ => {}
+            }
+        }
+        outs.sort_by_key(|o| o.0);
+        // Varying 0 is the position (reference §10), whether or not the shader writes it.
+        let mut varying = match layout {
+            Some(l) => l.iter().map(|v| v.slot as usize + 2).max().unwrap_or(1),
+            None => 1usize,
+        };
+        for (key, d, target, n) in outs {
+            let linked = match (layout, target) {
+                (
+                    Some(l),
+                    IoSource::Location {
+                        location,
+                        component,
+                    },
+                ) => Some((l, location, component)),
+                _ => None,
+            };
+            let dests: Vec<Option<(u8, u8)>> = if let Some((l, location, component)) = linked {
+                (0..n as u32)
+                    .map(|i| {
+                        let c = component + i;
+                        l.iter().find_map(|v| match v.source {
+                            IoSource::Location {
+                                location: vl,
+                                component: vc,
+                            } if vl == location
+                                && (vc..vc + u32::from(v.components)).contains(&c) =>
+                            {
+                                let lane = u32::from(v.lane) + c - vc;
+                                Some(((v.slot + 1 + lane / 4) as usize, (lane % 4) as u8))
+                            }
+                            _ => None,
+                        })
+                    })
+                    .map(|x| x.and_then(|(v, c)| (v < VARYINGS).then_some((v as u8, c))))
+                    .collect()
+            } else {
+                let v = if key == 0 {
+                    0
+                } else {
+                    varying += n.div_ceil(4);
+                    varying - n.div_ceil(4)
+                };
+                if v + n.div_ceil(4) > VARYINGS {
+                    return Err(Diagnostic::limit(format!(
+                        "more output components than the {VARYINGS} varying vec4s hold"
+                    )));
+                }
+                (0..n)
+                    .map(|i| Some(((v + i / 4) as u8, (i % 4) as u8)))
+                    .collect()
+            };
+            if let Some(&Some((v, _))) = dests.iter().find(|x| x.is_some()) {
+                r.outputs.push(OutputBinding {
+                    target,
+                    register: u32::from(v),
+                    components: n as u8,
+                });
+            }
+            self.outputs.insert(
+                d,
+                OutDecl {
+                    dests,
+                    comps: vec![None; n],
+                    target,
+                },
+            );
+        }
+        r.outputs.sort_by_key(|o| o.register);
+        Ok(())
+    }
+
+    pub(super) fn constant(&self, d: SsaDef) -> Result<Comps, Diagnostic> {
+        let op = self.m.op(d);
+        let n = flat_size(&op.ty).ok_or_else(|| self.diag(d, "constant of unbounded type"))?;
+        if n > 64 {
+            return Err(self.diag(d, "constant wider than 64 components"));
+        }
+        if op.opcode == OpCode::Undef {
+            return Ok((0..n).map(|_| C::lit(0.0)).collect());
+        }
+        let mut scalars: Vec<ScalarType> = Vec::new();
+        for _ in 0..op.ty.array_dims().iter().product::<u32>().max(1) {
+            for mt in op.ty.members() {
+                for _ in 0..mt.vec_size() {
+                    scalars.push(mt.scalar_type());
+                }
+            }
+        }
+        let lits: Vec<u64> = op.literals().collect();
+        let mut out = Comps::new();
+        for (i, t) in scalars.iter().enumerate() {
+            let bits = lits.get(i).copied().unwrap_or(0);
+            let x = match t {
+                ScalarType::Bool => f32::from(u8::from(bits != 0)),
+                ScalarType::F32 => f32::from_bits(bits as u32),
+                ScalarType::F64 => f64::from_bits(bits) as f32,
+                t if t.is_float() => return Err(self.diag(d, "16-bit float constant")),
+                t if t.is_signed_int() => bits as i32 as f32,
+                _ => bits as u32 as f32,
+            };
+            out.push(C::lit(x));
+        }
+        Ok(out)
+    }
+
+    pub(super) fn input_load(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
+        let op = self.m.op(d);
+        let load = Load::of(op);
+        let decl = load.base().ok_or_else(|| self.diag(d, "no declaration"))?;
+        let dop = self.m.op(decl);
+        let width = flat_size(&op.ty).unwrap_or(0) as usize;
+        match dop.opcode {
+            OpCode::DclInput => {
+                let input = DclInput::of(dop);
+                let loc = input.location().unwrap_or(0) as u8;
+                let c0 = input.component().unwrap_or(0) as u8;
+                let first = match load.address() {
+                    None => 0,
+                    Some(a) => const_index(self.m, Some(a))
+                        .ok_or_else(|| self.diag(d, "dynamically indexed input"))?
+                        as u8,
+                };
+                if usize::from(c0 + first) + width > 4 {
+                    return Err(self.diag(d, "input load past the attribute vec4"));
+                }
+                Ok((0..width as u8)
+                    .map(|i| {
+                        C::V(Operand {
+                            src: Src::Attr(loc, c0 + first + i),
+                            neg: false,
+                        })
+                    })
+                    .collect())
+            }
+            OpCode::DclInputBuiltIn
+                if DclInputBuiltIn::of(dop).builtin()
+                    == Some(BuiltIn::LegacyConstFloat.to_u64()) =>
+            {
+                let (idx, comp) = self.element_address(load.address());
+                let (Some(idx), Some(comp)) = (idx, comp) else {
+                    return Err(self.diag(
+                        d,
+                        "dynamically indexed float constants (relative addressing through the \
+                         address registers is not lowered yet)",
+                    ));
+                };
+                if idx >= 256 || comp as usize + width > 4 {
+                    return Err(Diagnostic::limit(format!(
+                        "float constant c{idx}: at most c0–c255"
+                    )));
+                }
+                Ok(self.uniform_comps(UniKey::Legacy(idx as u32), comp as u8, width))
+            }
+            _ => Err(self.diag(
+                d,
+                "input of this kind (only vertex inputs and float constants)",
+            )),
+        }
+    }
+
+    fn uniform_comps(&mut self, k: UniKey, comp: u8, width: usize) -> Comps {
+        let id = self.uniform_id(k);
+        (0..width as u8)
+            .map(|i| {
+                C::V(Operand {
+                    src: Src::Uni(id, comp + i),
+                    neg: false,
+                })
+            })
+            .collect()
+    }
+
+    /// (element, component) of a constant address: a scalar element, a `CompositeConstruct`
+    /// of two constants, or a two-component constant.
+    fn element_address(&self, a: Option<SsaDef>) -> (Option<u64>, Option<u64>) {
+        match a.map(|a| self.m.op(a)) {
+            Some(aop) if aop.opcode == OpCode::CompositeConstruct => {
+                let members = CompositeConstruct::of(aop).members();
+                (
+                    const_index(self.m, members.first().and_then(|o| o.as_ref())),
+                    const_index(self.m, members.get(1).and_then(|o| o.as_ref())),
+                )
+            }
+            Some(aop) if aop.opcode == OpCode::Constant && flat_size(&aop.ty) == Some(2) => {
+                let values = Constant::of(aop);
+                (values.scalar(0), values.scalar(1))
+            }
+            _ => (const_index(self.m, a), Some(0)),
+        }
+    }
+
+    pub(super) fn buffer_load(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
+        let op = self.m.op(d);
+        let load = AlignedLoad::of(op);
+        let decl = match load.base().map(|x| self.m.op(x)) {
+            Some(dop) if dop.opcode == OpCode::DescriptorLoad => DescriptorLoad::of(dop).decl(),
+            _ => None,
+        }
+        .ok_or_else(|| self.diag(d, "buffer load without a descriptor"))?;
+        let dop = self.m.op(decl);
+        if dop.opcode != OpCode::DclCbv {
+            return Err(self.diag(d, "loads from buffers other than constant buffers"));
+        }
+        if !op.ty.is_basic_where(|s| s.is_float()) {
+            return Err(self.diag(d, "integer constant-buffer data"));
+        }
+        let binding = irc_backend::ResourceBinding {
+            space: DclBinding::of(dop).space().unwrap_or(0) as u32,
+            register: DclBinding::of(dop).register().unwrap_or(0) as u32,
+        };
+        let width = flat_size(&op.ty).unwrap_or(0) as usize;
+        let (Some(e), Some(c)) = self.element_address(load.address()) else {
+            return Err(self.diag(
+                d,
+                "dynamically indexed constant buffers (relative addressing through the \
+                 address registers is not lowered yet)",
+            ));
+        };
+        if c as usize + width > 4 || e > 4096 {
+            return Err(self.diag(d, "constant-buffer load across a vec4"));
+        }
+        Ok(self.uniform_comps(UniKey::Cbuffer(binding, e as u32), c as u8, width))
+    }
+
+    pub(super) fn output_store(&mut self, d: SsaDef) -> Result<(), Diagnostic> {
+        let op = self.m.op(d);
+        let store = Store::of(op);
+        let decl = store.base().ok_or_else(|| self.diag(d, "no declaration"))?;
+        let first = match store.address() {
+            None => 0,
+            Some(a) => const_index(self.m, Some(a))
+                .ok_or_else(|| self.diag(d, "dynamically indexed output"))?
+                as usize,
+        };
+        let value = store
+            .value()
+            .ok_or_else(|| self.diag(d, "store without a value"))?;
+        let v = self.value(value)?;
+        let Some(out) = self.outputs.get_mut(&decl) else {
+            return Err(self.diag(d, "store to an undeclared output"));
+        };
+        for (i, c) in v.into_iter().enumerate() {
+            let slot = out
+                .comps
+                .get_mut(first + i)
+                .ok_or_else(|| Diagnostic::unsupported(None, "output index out of range"))?;
+            *slot = Some(c);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,191 @@
+//! The GP compiler's machine IR: a straight-line graph of **scalar** nodes, what
+//! [`super::lower`] makes of an IR vertex shader and [`super::sched`] turns into instructions.
+//!
+//! A node is one scalar operation of a GP unit (or one of the reference's fixed multi-unit
+//! sequences, §8.2: `complex1(impl(x), complex2(x), x)` for rcp/rsqrt, with `preexp2` before
+//! exp2 and `postlog2` after log2). Its operands are results of earlier nodes, components of
+//! attribute registers `a<n>`, or components of uniform vec4s (the application's, the viewport
+//! pair, then the literal pool), each optionally negated. Nodes are in a valid execution order
+//! (operands before users); outputs name a varying component and the operand stored there.
+//!
+//! Lowering keeps the form the scheduler can always place: at most one distinct uniform vec4
+//! and two distinct attribute vec4s per node, negation only where the unit has a negate bit
+//! (acc sources, mul src1, mov on acc/mul).
+
+use smallvec::SmallVec;
+
+/// Index of a node in [`Program::nodes`].
+pub type NodeId = u32;
+
+/// Where one scalar operand comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Src {
+    /// The result of a node.
+    Node(NodeId),
+    /// Attribute `a<slot>`, component `comp`.
+    Attr(u8, u8),
+    /// Uniform vec4 `id` (a [`Program::uniforms`] index until slots are final, then the slot),
+    /// component `comp`.
+    Uni(u32, u8),
+}
+
+/// A scalar operand: source and negation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Operand {
+    pub src: Src,
+    pub neg: bool,
+}
+
+impl Operand {
+    pub fn node(n: NodeId) -> Operand {
+        Operand {
+            src: Src::Node(n),
+            neg: false,
+        }
+    }
+    pub fn negated(self) -> Operand {
+        Operand {
+            neg: !self.neg,
+            ..self
+        }
+    }
+    pub fn plain(self) -> Operand {
+        Operand { neg: false, ..self }
+    }
+}
+
+/// What a node computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// acc `add` (a + b).
+    Add,
+    /// acc `min`, `max`.
+    Min,
+    Max,
+    /// acc `ge` (a ≥ b → 1.0/0.0), `lt`.
+    Ge,
+    Lt,
+    /// acc `floor`, `sign` (one source).
+    Floor,
+    Sign,
+    /// mul `mul` (a · b; only b may be negated).
+    Mul,
+    /// A copy (pass unit, or acc/mul in their `mov` forms; negated only on acc/mul).
+    Mov,
+    /// mul0+mul1 `select`: `cond ≠ 0 ? t : f`, operands (cond, t, f), none negated.
+    Select,
+    /// Complex-unit sequences (operand not negated).
+    Rcp,
+    Rsqrt,
+    Exp2,
+    Log2,
+}
+
+impl Op {
+    /// Which unit class runs the op.
+    pub fn class(self) -> OpClass {
+        match self {
+            Op::Add | Op::Min | Op::Max | Op::Ge | Op::Lt | Op::Floor | Op::Sign => OpClass::Acc,
+            Op::Mul => OpClass::Mul,
+            Op::Mov => OpClass::Mov,
+            Op::Select => OpClass::Select,
+            Op::Rcp | Op::Rsqrt | Op::Exp2 | Op::Log2 => OpClass::Complex,
+        }
+    }
+    pub fn num_srcs(self) -> usize {
+        match self {
+            Op::Floor | Op::Sign | Op::Mov | Op::Rcp | Op::Rsqrt | Op::Exp2 | Op::Log2 => 1,
+            Op::Select => 3,
+            _ => 2,
+        }
+    }
+}
+
+/// Unit classes (for placement and for the lower bound of the statistics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OpClass {
+    /// One of the two acc units.
+    Acc,
+    /// One of the two mul units.
+    Mul,
+    /// pass, acc or mul.
+    Mov,
+    /// Both mul units.
+    Select,
+    /// Complex unit plus both mul units on two instructions.
+    Complex,
+}
+
+/// One scalar node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    pub op: Op,
+    pub srcs: SmallVec<[Operand; 3]>,
+}
+
+/// A varying component the program stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutputStore {
+    /// Varying vec4 `v<varying>`.
+    pub varying: u8,
+    pub comp: u8,
+    pub value: Operand,
+}
+
+/// A lowered vertex shader.
+#[derive(Debug, Clone, Default)]
+pub struct Program {
+    pub nodes: Vec<Node>,
+    pub outputs: Vec<OutputStore>,
+}
+
+impl Program {
+    /// Appends a node, returning its id.
+    pub fn push(&mut self, op: Op, srcs: &[Operand]) -> NodeId {
+        self.nodes.push(Node {
+            op,
+            srcs: srcs.iter().copied().collect(),
+        });
+        (self.nodes.len() - 1) as NodeId
+    }
+
+    /// Which nodes an output depends on.
+    pub fn live(&self) -> Vec<bool> {
+        let mut live = vec![false; self.nodes.len()];
+        let mut stack: Vec<NodeId> = self
+            .outputs
+            .iter()
+            .filter_map(|o| match o.value.src {
+                Src::Node(v) => Some(v),
+                _ => None,
+            })
+            .collect();
+        while let Some(v) = stack.pop() {
+            let Some(l) = live.get_mut(v as usize) else {
+                continue;
+            };
+            if std::mem::replace(l, true) {
+                continue;
+            }
+            for s in &self.nodes[v as usize].srcs {
+                if let Src::Node(p) = s.src {
+                    stack.push(p);
+                }
+            }
+        }
+        live
+    }
+
+    /// Rewrites every uniform id through `map` (ids → slots).
+    pub fn map_uniforms(&mut self, map: impl Fn(u32) -> u32) {
+        let f = |o: &mut Operand| {
+            if let Src::Uni(id, c) = o.src {
+                o.src = Src::Uni(map(id), c);
+            }
+        };
+        for n in &mut self.nodes {
+            n.srcs.iter_mut().for_each(f);
+        }
+        self.outputs.iter_mut().for_each(|o| f(&mut o.value));
+    }
+}

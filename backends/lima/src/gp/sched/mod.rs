@@ -1,0 +1,806 @@
+//! The GP scheduler: scalar nodes → instructions, with registers assigned on the way.
+//!
+//! A GP unit reads the results of the previous one or two instructions directly (reference §9):
+//! what an operand reads depends on where its producer and its user are placed, so scheduling
+//! and register allocation are one pass here, as the forwarding windows make them one problem.
+//!
+//! **Cycle-by-cycle list scheduling.** Instructions are filled in order. At cycle `t` the ready
+//! nodes (all producers placed) are tried highest first (longest latency path to an output);
+//! a node fits if its unit is free (the acc op and the mul op are shared by both units of a
+//! kind) and every operand can be read at `t`:
+//!
+//! * a forwarded result: acc/mul/pass one or two instructions back (`p1`, `p2`); the `complex1`
+//!   result of an rcp/rsqrt/exp2 sequence exactly two instructions after its `complex1` (p2
+//!   mul0);
+//! * a register the value was stored to at least 3 instructions earlier, through the
+//!   register-0 or register-1 load of `t` or the register-0 load of `t − 1`;
+//! * an attribute through register 0 of `t` (or of `t − 1`); a uniform through the one vec4 load
+//!   of `t`.
+//!
+//! The complex sequences of §8.2 are placed whole: rcp/rsqrt as impl + `complex2` at `t` and
+//! `complex1` at `t + 1`; exp2 as `preexp2` at `t`, impl + `complex2` at `t + 1`, `complex1` at
+//! `t + 2`; log2 as rcp's two steps then `postlog2` at `t + 3` (on the pass unit, reading p2 mul0).
+//!
+//! **Registers only where forwarding cannot reach.** Before filling cycle `t`, every value
+//! whose last forwarding cycle is `t` and that still has unplaced users gets a register: stored
+//! by the store unit of its own instruction (store0 writes `.x/.y`, store1 `.z/.w` of one vec4),
+//! or by a `mov` placed in a free unit of an instruction that can still forward it, with the
+//! store there. A register component is reused once its last read is placed; a register store
+//! whose value was in the end never read from the register is removed with its `mov`. Outputs
+//! are stored to varyings by the store unit of the producing instruction when it has room, else
+//! through a `mov`. There is no spilling: a shader needing more than the 64 register components
+//! fails with a limit error naming them, as does one longer than 512 instructions.
+
+mod cycle;
+
+use irc_backend::Diagnostic;
+
+use super::instr::Instruction;
+use super::isa::{
+    AccOp, ComplexOp, MulOp, PassOp, Src, SrcClass, Unit, MAX_INSTRUCTIONS, REGISTERS,
+};
+use super::mir::{NodeId, Op, Operand, Program, Src as MSrc};
+pub use cycle::Cyc;
+
+/// A scheduled program and what it cost.
+#[derive(Debug, Clone, Default)]
+pub struct Schedule {
+    pub instrs: Vec<Instruction>,
+    pub stats: SchedStats,
+}
+
+/// Counters of a schedule.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SchedStats {
+    /// Register components stored (values kept past their forwarding window).
+    pub reg_stores: u32,
+    /// Register loads (register-0 loads of registers and register-1 loads).
+    pub reg_loads: u32,
+    /// Moves placed to store a value (to a register or a varying).
+    pub movs: u32,
+    /// Distinct vec4 registers written.
+    pub registers: u32,
+    /// Units doing work, over all instructions.
+    pub units_filled: u32,
+}
+
+/// How a placed value is forwarded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A unit result: read `p1` and `p2`, storable by its own instruction.
+    Unit(Unit),
+    /// A `complex1` result: read as `p2` mul0 only.
+    Complex1,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Home {
+    reg: u8,
+    comp: u8,
+    /// First instruction whose register loads see the value.
+    ready: u32,
+    store_cycle: u32,
+    /// Store unit and component of the store.
+    k: usize,
+    j: usize,
+    /// The `mov` placed for the store, if the producing instruction could not store.
+    mov: Option<Unit>,
+    /// Register reads of the value.
+    reads: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Val {
+    def: u32,
+    kind: Kind,
+    /// Uses not placed yet.
+    remaining: u32,
+    home: Option<Home>,
+    last_read: u32,
+}
+
+impl Val {
+    /// (cycle, source) pairs the value can be forwarded at.
+    fn windows(&self) -> [Option<(u32, Src)>; 2] {
+        match self.kind {
+            Kind::Unit(u) => [
+                Src::from_forwarded(u, 1).map(|s| (self.def + 1, s)),
+                Src::from_forwarded(u, 2).map(|s| (self.def + 2, s)),
+            ],
+            Kind::Complex1 => [Some((self.def + 2, Src::P2Mul0)), None],
+        }
+    }
+
+    fn last_forward(&self) -> u32 {
+        self.windows()
+            .iter()
+            .flatten()
+            .map(|w| w.0)
+            .max()
+            .unwrap_or(self.def)
+    }
+}
+
+/// A read of a value: (node, cycle, through a register).
+type Effect = (NodeId, u32, bool);
+
+struct Sched<'a> {
+    prog: &'a Program,
+    cycles: Vec<Cyc>,
+    vals: Vec<Option<Val>>,
+    node_done: Vec<bool>,
+    out_done: Vec<bool>,
+    /// Operand producers not placed yet, per node.
+    waiting: Vec<u32>,
+    users: Vec<Vec<NodeId>>,
+    height: Vec<u32>,
+    /// Per register component: first cycle a new store may be placed at (`u32::MAX` while a
+    /// value lives there).
+    slot_free: [u32; REGISTERS * 4],
+    movs: u32,
+    /// Register components in use from which ops that end values go first.
+    pressure: usize,
+}
+
+/// Latency (instructions from the first step to the result being readable) of a node.
+fn latency(op: Op) -> u32 {
+    match op {
+        Op::Rcp | Op::Rsqrt => 3,
+        Op::Exp2 | Op::Log2 => 4,
+        _ => 1,
+    }
+}
+
+fn internal(msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::internal(None, msg)
+}
+
+/// Register-pressure thresholds tried in turn when a schedule runs out of registers.
+const PRESSURE_STEPS: [usize; 4] = [40, 24, 8, 0];
+
+/// Schedules `prog` (module doc): with the default pressure threshold, then, while the
+/// registers run out, lower ones.
+pub fn schedule(prog: &Program) -> Result<Schedule, Diagnostic> {
+    let mut last = None;
+    for p in PRESSURE_STEPS {
+        match schedule_with(prog, p) {
+            Ok(s) => return Ok(s),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| internal("no schedule attempted")))
+}
+
+fn schedule_with(prog: &Program, pressure: usize) -> Result<Schedule, Diagnostic> {
+    let n = prog.nodes.len();
+    let live = prog.live();
+    let mut uses = vec![0u32; n];
+    let mut waiting = vec![0u32; n];
+    let mut users: Vec<Vec<NodeId>> = vec![Vec::new(); n];
+    for (i, node) in prog.nodes.iter().enumerate() {
+        if !live[i] {
+            continue;
+        }
+        for s in &node.srcs {
+            if let MSrc::Node(p) = s.src {
+                if p as usize >= i {
+                    return Err(internal(format!("node {i} reads the later node {p}")));
+                }
+                uses[p as usize] += 1;
+                waiting[i] += 1;
+                users[p as usize].push(i as NodeId);
+            }
+        }
+    }
+    for o in &prog.outputs {
+        if let MSrc::Node(v) = o.value.src {
+            uses[v as usize] += 1;
+        }
+    }
+    let mut height = vec![0u32; n];
+    for i in (0..n).rev() {
+        let h = users[i]
+            .iter()
+            .map(|&u| height[u as usize])
+            .max()
+            .unwrap_or(0);
+        height[i] = h + latency(prog.nodes[i].op);
+    }
+    let mut s = Sched {
+        prog,
+        cycles: Vec::new(),
+        vals: vec![None; n],
+        node_done: live.iter().map(|&l| !l).collect(),
+        out_done: vec![false; prog.outputs.len()],
+        waiting,
+        users,
+        height,
+        slot_free: [0; REGISTERS * 4],
+        movs: 0,
+        pressure,
+    };
+    s.run(&uses)?;
+    Ok(s.finish())
+}
+
+impl Sched<'_> {
+    fn run(&mut self, uses: &[u32]) -> Result<(), Diagnostic> {
+        let mut order: Vec<NodeId> = (0..self.prog.nodes.len() as NodeId)
+            .filter(|&i| !self.node_done[i as usize])
+            .collect();
+        order.sort_by_key(|&i| (std::cmp::Reverse(self.height[i as usize]), i));
+        let mut rank = vec![0usize; self.prog.nodes.len()];
+        for (k, &v) in order.iter().enumerate() {
+            rank[v as usize] = k;
+        }
+        let total = order.len() + self.prog.outputs.len();
+        let mut placed = 0usize;
+        let mut t = 0u32;
+        let mut idle = 0u32;
+        while placed < total {
+            if t as usize >= MAX_INSTRUCTIONS + 8 {
+                return Err(Diagnostic::limit(format!(
+                    "more than {MAX_INSTRUCTIONS} instructions (the GP's program limit, \
+                     reference §12)"
+                )));
+            }
+            self.ensure(t + 5);
+            self.rescue(t)?;
+            let before = placed;
+            loop {
+                let mut progress = false;
+                for i in 0..self.prog.outputs.len() {
+                    if !self.out_done[i] && self.output_ready(i) && self.try_output(i, t) {
+                        self.out_done[i] = true;
+                        placed += 1;
+                        progress = true;
+                    }
+                }
+                let mut ready: Vec<NodeId> = order
+                    .iter()
+                    .copied()
+                    .filter(|&v| !self.node_done[v as usize] && self.waiting[v as usize] == 0)
+                    .collect();
+                let busy = self.slot_free.iter().filter(|&&f| f == u32::MAX).count();
+                if busy >= self.pressure {
+                    // Under register pressure, ops that end values first.
+                    ready.sort_by_key(|&v| (self.pressure_delta(v), rank[v as usize]));
+                }
+                for v in ready {
+                    let vi = v as usize;
+                    if self.node_done[vi] || self.waiting[vi] != 0 {
+                        continue;
+                    }
+                    if self.try_node(v, t, uses[vi]) {
+                        self.node_done[vi] = true;
+                        for k in 0..self.users[vi].len() {
+                            let u = self.users[vi][k] as usize;
+                            self.waiting[u] -= 1;
+                        }
+                        placed += 1;
+                        progress = true;
+                    }
+                }
+                if !progress {
+                    break;
+                }
+            }
+            idle = if placed == before { idle + 1 } else { 0 };
+            if idle > 16 {
+                return Err(internal(format!(
+                    "the GP scheduler made no progress at instruction {t}"
+                )));
+            }
+            t += 1;
+        }
+        Ok(())
+    }
+
+    /// Register components a node would add (its result, if used) minus those its placement
+    /// may free (operands in registers read for the last time).
+    fn pressure_delta(&self, v: NodeId) -> i32 {
+        let mut d = i32::from(!self.users[v as usize].is_empty());
+        for o in &self.prog.nodes[v as usize].srcs {
+            if let MSrc::Node(p) = o.src {
+                if let Some(val) = self.vals[p as usize] {
+                    if val.remaining == 1 && val.home.is_some() {
+                        d -= 1;
+                    }
+                }
+            }
+        }
+        d
+    }
+
+    fn ensure(&mut self, len: u32) {
+        if self.cycles.len() < len as usize {
+            self.cycles.resize(len as usize, Cyc::default());
+        }
+    }
+
+    fn output_ready(&self, i: usize) -> bool {
+        match self.prog.outputs[i].value.src {
+            MSrc::Node(v) => self.vals[v as usize].is_some(),
+            _ => true,
+        }
+    }
+
+    /// Reads `src` at cycle `t`, taking a load port if needed.
+    fn read(&mut self, t: u32, src: MSrc, eff: &mut Vec<Effect>) -> Option<Src> {
+        let ti = t as usize;
+        match src {
+            MSrc::Node(v) => {
+                let val = self.vals[v as usize]?;
+                for (c, code) in val.windows().into_iter().flatten() {
+                    if c == t {
+                        eff.push((v, t, false));
+                        return Some(code);
+                    }
+                }
+                let h = val.home?;
+                if t < h.ready {
+                    return None;
+                }
+                let code = self.read_reg(t, h.reg, false, h.ready)?;
+                eff.push((v, t, true));
+                Some(Src::load(code, h.comp)?)
+            }
+            MSrc::Attr(a, c) => Src::load(self.read_reg(t, a, true, 0)?, c),
+            MSrc::Uni(slot, c) => {
+                let slot = u16::try_from(slot).ok()?;
+                let cyc = &mut self.cycles[ti];
+                match cyc.load {
+                    Some(s) if s == slot => {}
+                    Some(_) => return None,
+                    None => {
+                        cyc.load = Some(slot);
+                        cyc.ins.load_addr = slot;
+                    }
+                }
+                Src::load(SrcClass::Load, c)
+            }
+        }
+    }
+
+    /// A load port reading register (or attribute) `r` at `t`: this instruction's register 0
+    /// or 1, or the previous instruction's register 0 (not before `ready`).
+    fn read_reg(&mut self, t: u32, r: u8, attr: bool, ready: u32) -> Option<SrcClass> {
+        let ti = t as usize;
+        let prev_ok = t >= 1 && t - 1 >= ready;
+        if self.cycles[ti].reg0 == Some((r, attr)) {
+            return Some(SrcClass::Reg0);
+        }
+        if !attr && self.cycles[ti].reg1 == Some(r) {
+            return Some(SrcClass::Reg1);
+        }
+        if prev_ok && self.cycles[ti - 1].reg0 == Some((r, attr)) {
+            return Some(SrcClass::PrevReg0);
+        }
+        if !attr && self.cycles[ti].reg1.is_none() {
+            self.cycles[ti].reg1 = Some(r);
+            self.cycles[ti].ins.reg1_addr = r;
+            return Some(SrcClass::Reg1);
+        }
+        let set0 = |c: &mut Cyc| {
+            c.reg0 = Some((r, attr));
+            c.ins.reg0_addr = r;
+            c.ins.reg0_attribute = attr;
+        };
+        if self.cycles[ti].reg0.is_none() {
+            set0(&mut self.cycles[ti]);
+            return Some(SrcClass::Reg0);
+        }
+        if prev_ok && self.cycles[ti - 1].reg0.is_none() {
+            set0(&mut self.cycles[ti - 1]);
+            return Some(SrcClass::PrevReg0);
+        }
+        None
+    }
+
+    /// Runs `f` on the cycles from `t − 1`; undoes its changes when it fails.
+    fn attempt<R>(
+        &mut self,
+        t: u32,
+        f: impl FnOnce(&mut Self, &mut Vec<Effect>) -> Option<R>,
+    ) -> Option<(R, Vec<Effect>)> {
+        let lo = t.saturating_sub(1) as usize;
+        let hi = (t as usize + 5).min(self.cycles.len());
+        let saved: Vec<Cyc> = self.cycles[lo..hi].to_vec();
+        let mut eff = Vec::new();
+        match f(self, &mut eff) {
+            Some(r) => Some((r, eff)),
+            None => {
+                self.cycles[lo..hi].copy_from_slice(&saved);
+                None
+            }
+        }
+    }
+
+    /// Records the reads of a placed op.
+    fn commit(&mut self, eff: &[Effect]) {
+        for &(v, cyc, reg) in eff {
+            let Some(val) = self.vals[v as usize].as_mut() else {
+                continue;
+            };
+            val.remaining = val.remaining.saturating_sub(1);
+            if reg {
+                val.last_read = val.last_read.max(cyc);
+                if let Some(h) = val.home.as_mut() {
+                    h.reads += 1;
+                }
+            }
+            if val.remaining == 0 {
+                if let Some(h) = val.home {
+                    let free = val.last_read.max(h.store_cycle);
+                    self.slot_free[usize::from(h.reg) * 4 + usize::from(h.comp)] = free;
+                }
+            }
+        }
+    }
+
+    fn try_node(&mut self, v: NodeId, t: u32, uses: u32) -> bool {
+        let prog = self.prog;
+        let node = &prog.nodes[v as usize];
+        let srcs: Vec<Operand> = node.srcs.to_vec();
+        let op = node.op;
+        let placed = self.attempt(t, |s, eff| s.place(op, &srcs, t, eff));
+        let Some(((def, kind), eff)) = placed else {
+            return false;
+        };
+        // A node reading one value twice is one use per operand.
+        self.commit(&eff_dedup(&eff, &srcs));
+        self.vals[v as usize] = Some(Val {
+            def,
+            kind,
+            remaining: uses,
+            home: None,
+            last_read: def,
+        });
+        true
+    }
+
+    /// Places `op` at `t`; returns the result's cycle and kind.
+    fn place(
+        &mut self,
+        op: Op,
+        srcs: &[Operand],
+        t: u32,
+        eff: &mut Vec<Effect>,
+    ) -> Option<(u32, Kind)> {
+        let ti = t as usize;
+        let acc_op = match op {
+            Op::Add => Some(AccOp::Add),
+            Op::Min => Some(AccOp::Min),
+            Op::Max => Some(AccOp::Max),
+            Op::Ge => Some(AccOp::Ge),
+            Op::Lt => Some(AccOp::Lt),
+            Op::Floor => Some(AccOp::Floor),
+            Op::Sign => Some(AccOp::Sign),
+            _ => None,
+        };
+        if let Some(aop) = acc_op {
+            let i = self.cycles[ti].free_acc(aop)?;
+            let s0 = self.read(t, srcs[0].src, eff)?;
+            let (s1, n1) = match srcs.get(1) {
+                Some(o) => (self.read(t, o.src, eff)?, o.neg),
+                None => (Src::Unused, false),
+            };
+            self.cycles[ti].set_acc(i, aop, [s0, s1], [srcs[0].neg, n1]);
+            return Some((t, Kind::Unit([Unit::Acc0, Unit::Acc1][i])));
+        }
+        match op {
+            Op::Mul => {
+                let i = self.cycles[ti].free_mul()?;
+                let s0 = self.read(t, srcs[0].src, eff)?;
+                let s1 = self.read(t, srcs[1].src, eff)?;
+                self.cycles[ti].set_mul(i, [s0, s1], srcs[1].neg);
+                Some((t, Kind::Unit([Unit::Mul0, Unit::Mul1][i])))
+            }
+            Op::Mov => {
+                let s = self.read(t, srcs[0].src, eff)?;
+                let u = self.cycles[ti].place_mov(s, srcs[0].neg)?;
+                Some((t, Kind::Unit(u)))
+            }
+            Op::Select => {
+                if !self.cycles[ti].muls_free() {
+                    return None;
+                }
+                let c = self.read(t, srcs[0].src, eff)?;
+                let a = self.read(t, srcs[1].src, eff)?;
+                let b = self.read(t, srcs[2].src, eff)?;
+                let cyc = &mut self.cycles[ti];
+                cyc.mul = [true; 2];
+                cyc.ins.mul_op = MulOp::Select;
+                cyc.ins.mul[0].src = [b, c];
+                cyc.ins.mul[1].src = [a, Src::Unused];
+                Some((t, Kind::Unit(Unit::Mul0)))
+            }
+            Op::Rcp | Op::Rsqrt | Op::Log2 => {
+                let cop = match op {
+                    Op::Rcp => ComplexOp::Rcp,
+                    Op::Rsqrt => ComplexOp::Rsqrt,
+                    _ => ComplexOp::Log2,
+                };
+                if self.cycles[ti].complex
+                    || !self.cycles[ti].muls_free()
+                    || !self.cycles[ti + 1].muls_free()
+                    || (op == Op::Log2 && self.cycles[ti + 3].pass)
+                {
+                    return None;
+                }
+                let x0 = self.read(t, srcs[0].src, eff)?;
+                self.impl_step(ti, cop, x0, x0);
+                let x1 = self.read(t + 1, srcs[0].src, eff)?;
+                self.complex1(ti + 1, x1);
+                if op == Op::Log2 {
+                    self.cycles[ti + 3].set_pass(PassOp::PostLog2, Src::P2Mul0);
+                    return Some((t + 3, Kind::Unit(Unit::Pass)));
+                }
+                Some((t + 1, Kind::Complex1))
+            }
+            Op::Exp2 => {
+                if self.cycles[ti].pass
+                    || self.cycles[ti + 1].complex
+                    || !self.cycles[ti + 1].muls_free()
+                    || !self.cycles[ti + 2].muls_free()
+                {
+                    return None;
+                }
+                let x = self.read(t, srcs[0].src, eff)?;
+                self.cycles[ti].set_pass(PassOp::PreExp2, x);
+                self.impl_step(ti + 1, ComplexOp::Exp2, Src::P1Pass, Src::P1Pass);
+                self.complex1(ti + 2, Src::P2Pass);
+                Some((t + 2, Kind::Complex1))
+            }
+            Op::Add | Op::Min | Op::Max | Op::Ge | Op::Lt | Op::Floor | Op::Sign => None,
+        }
+    }
+
+    /// The impl step on the complex unit and `complex2` on mul0 (mul1 idle).
+    fn impl_step(&mut self, ti: usize, op: ComplexOp, x: Src, x2: Src) {
+        let cyc = &mut self.cycles[ti];
+        cyc.complex = true;
+        cyc.ins.complex_op = op;
+        cyc.ins.complex_src = x;
+        cyc.mul = [true; 2];
+        cyc.ins.mul_op = MulOp::Complex2;
+        cyc.ins.mul[0].src = [x2, x2];
+    }
+
+    /// `complex1(impl, complex2, impl, x)` reading the previous instruction's steps.
+    fn complex1(&mut self, ti: usize, x: Src) {
+        let cyc = &mut self.cycles[ti];
+        cyc.mul = [true; 2];
+        cyc.ins.mul_op = MulOp::Complex1;
+        cyc.ins.mul[0].src = [Src::Ident, Src::P1Mul0];
+        cyc.ins.mul[1].src = [Src::Ident, x];
+    }
+
+    fn try_output(&mut self, i: usize, t: u32) -> bool {
+        let o = self.prog.outputs[i];
+        let (k, j) = (usize::from(o.comp / 2), usize::from(o.comp % 2));
+        let ti = t as usize;
+        if !self.cycles[ti].store_fits(k, j, o.varying, true) {
+            return false;
+        }
+        if let MSrc::Node(v) = o.value.src {
+            if let Some(val) = self.vals[v as usize] {
+                if let (Kind::Unit(u), false, true) = (val.kind, o.value.neg, val.def == t) {
+                    self.cycles[ti].set_store(k, j, o.varying, true, u);
+                    self.commit(&[(v, t, false)]);
+                    return true;
+                }
+            }
+        }
+        let placed = self.attempt(t, |s, eff| {
+            let src = s.read(t, o.value.src, eff)?;
+            let u = s.cycles[ti].place_mov(src, o.value.neg)?;
+            s.cycles[ti].set_store(k, j, o.varying, true, u);
+            Some(())
+        });
+        match placed {
+            Some(((), eff)) => {
+                self.movs += 1;
+                self.commit(&eff);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Gives a register to every value whose forwarding ends at `t` and that has users left.
+    fn rescue(&mut self, t: u32) -> Result<(), Diagnostic> {
+        // Early, while more instructions can still store it: a value forwarded until `t + 1`
+        // with a user that waits for another producer too.
+        for v in 0..self.vals.len() {
+            let Some(val) = self.vals[v] else { continue };
+            if val.remaining == 0 || val.home.is_some() || val.last_forward() != t + 1 {
+                continue;
+            }
+            if !self.users[v].iter().any(|&u| self.waiting[u as usize] > 0) {
+                continue;
+            }
+            if let Some(home) = self.keep(&val) {
+                self.slot_free[usize::from(home.reg) * 4 + usize::from(home.comp)] = u32::MAX;
+                if let Some(x) = self.vals[v].as_mut() {
+                    x.home = Some(home);
+                }
+            }
+        }
+        for v in 0..self.vals.len() {
+            let Some(val) = self.vals[v] else { continue };
+            if val.remaining == 0 || val.home.is_some() || val.last_forward() > t {
+                continue;
+            }
+            let kept = self.keep(&val);
+            if std::env::var("GP_DEBUG").is_ok() && kept.is_none() {
+                let busy = self.slot_free.iter().filter(|&&f| f > t).count();
+                eprintln!(
+                    "rescue fail t={t} v={v} def={} kind={:?} busy slots={busy}",
+                    val.def, val.kind
+                );
+                for c in t.saturating_sub(3)..=t {
+                    eprintln!("  {c}: {:?}", self.cycles[c as usize].ins.store);
+                }
+            }
+            let home = kept.ok_or_else(|| {
+                Diagnostic::limit(format!(
+                    "no register component or store unit free to keep a value past its \
+                     forwarding window at instruction {t} (the GP has {} vec4 registers and no \
+                     spilling here)",
+                    REGISTERS
+                ))
+            })?;
+            self.slot_free[usize::from(home.reg) * 4 + usize::from(home.comp)] = u32::MAX;
+            if let Some(x) = self.vals[v].as_mut() {
+                x.home = Some(home);
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores `val` to a free register component: by its own instruction, or through a `mov`
+    /// in an instruction that still forwards it.
+    fn keep(&mut self, val: &Val) -> Option<Home> {
+        if let Kind::Unit(u) = val.kind {
+            if let Some(h) = self.store_reg(val.def, u, None) {
+                return Some(h);
+            }
+        }
+        for (f, code) in val.windows().into_iter().flatten() {
+            let fi = f as usize;
+            let saved = self.cycles[fi];
+            let Some(u) = self.cycles[fi].place_mov(code, false) else {
+                continue;
+            };
+            if let Some(h) = self.store_reg(f, u, Some(u)) {
+                return Some(h);
+            }
+            self.cycles[fi] = saved;
+        }
+        None
+    }
+
+    /// A register store of `unit`'s result at cycle `c` into a free component.
+    fn store_reg(&mut self, c: u32, unit: Unit, mov: Option<Unit>) -> Option<Home> {
+        let ci = c as usize;
+        let free = |s: &Self, r: u8, comp: usize| s.slot_free[usize::from(r) * 4 + comp] <= c;
+        let mut choice = None;
+        'search: for k in 0..2 {
+            for j in 0..2 {
+                let st = self.cycles[ci].ins.store[k];
+                if st.active() && self.cycles[ci].store_fits(k, j, st.addr, false) {
+                    if free(self, st.addr, 2 * k + j) {
+                        choice = Some((k, j, st.addr));
+                        break 'search;
+                    }
+                }
+            }
+        }
+        // A fresh store unit: a register with both of the unit's components free first, so
+        // that another value can share the store.
+        for both in [true, false] {
+            if choice.is_some() {
+                break;
+            }
+            'fresh: for k in 0..2 {
+                if self.cycles[ci].ins.store[k].active() {
+                    continue;
+                }
+                for r in 0..REGISTERS as u8 {
+                    let (a, b) = (free(self, r, 2 * k), free(self, r, 2 * k + 1));
+                    if both && !(a && b) {
+                        continue;
+                    }
+                    if a || b {
+                        choice = Some((k, usize::from(!a), r));
+                        break 'fresh;
+                    }
+                }
+            }
+        }
+        let (k, j, r) = choice?;
+        self.cycles[ci].set_store(k, j, r, false, unit);
+        Some(Home {
+            reg: r,
+            comp: (2 * k + j) as u8,
+            ready: c + 3,
+            store_cycle: c,
+            k,
+            j,
+            mov,
+            reads: 0,
+        })
+    }
+
+    /// Removes register stores never read, trims the empty tail, and counts.
+    fn finish(mut self) -> Schedule {
+        let mut stats = SchedStats::default();
+        let mut regs = [false; REGISTERS];
+        for val in self.vals.iter().flatten() {
+            let Some(h) = val.home else { continue };
+            let c = &mut self.cycles[h.store_cycle as usize];
+            if h.reads == 0 {
+                c.clear_store(h.k, h.j);
+                if let Some(u) = h.mov {
+                    c.remove_unit(u);
+                }
+            } else {
+                stats.reg_stores += 1;
+                stats.movs += u32::from(h.mov.is_some());
+                regs[usize::from(h.reg)] = true;
+            }
+        }
+        while self.cycles.last().is_some_and(Cyc::is_empty) {
+            self.cycles.pop();
+        }
+        if self.cycles.is_empty() {
+            // A program is at least one instruction (one that stores nothing).
+            self.cycles.push(Cyc::default());
+        }
+        stats.movs += self.movs;
+        stats.registers = regs.iter().filter(|&&r| r).count() as u32;
+        for c in &self.cycles {
+            stats.units_filled += c.filled();
+            stats.reg_loads += u32::from(matches!(c.reg0, Some((_, false))));
+            stats.reg_loads += u32::from(c.reg1.is_some());
+        }
+        Schedule {
+            instrs: self.cycles.iter().map(|c| c.ins).collect(),
+            stats,
+        }
+    }
+}
+
+/// One read per operand (a value read twice by one op, e.g. `rcp` reading `x` at two
+/// instructions, counts once per operand, and through a register if any read was).
+fn eff_dedup(eff: &[Effect], srcs: &[Operand]) -> Vec<Effect> {
+    let mut out: Vec<Effect> = Vec::new();
+    let mut per_operand: Vec<NodeId> = srcs
+        .iter()
+        .filter_map(|o| match o.src {
+            MSrc::Node(v) => Some(v),
+            _ => None,
+        })
+        .collect();
+    for &(v, c, reg) in eff {
+        if let Some(e) = out.iter_mut().find(|e| e.0 == v) {
+            if reg {
+                e.1 = e.1.max(c);
+                e.2 = true;
+            }
+            continue;
+        }
+        out.push((v, c, reg));
+    }
+    // Operands naming one value several times are several uses.
+    let mut result = Vec::new();
+    for e in out {
+        let n = per_operand.iter().filter(|&&x| x == e.0).count();
+        per_operand.retain(|&x| x != e.0);
+        for _ in 0..n.max(1) {
+            result.push(e);
+        }
+    }
+    result
+}

@@ -1,0 +1,179 @@
+//! The `lima-vp` [`Target`]: IR (after the `opt` pipeline with [`super::caps::CAPS`]) → GP
+//! machine code.
+//!
+//! Stages: [`super::lower`] (IR → scalar nodes, uniforms and reflection), [`super::sched`]
+//! (instructions, forwarding and registers together), then the encoder. The disassembly in the
+//! [`Output`] is decoded back from the final words by the independent decoder; the container
+//! is MBS1 with the code in `DBIN` (as the blob compiler writes it, reference §16).
+
+use irc_backend::output::bytes_of;
+use irc_backend::{
+    CompileOptions, Container, Diagnostic, Diagnostics, LegacyMul, OptionSpec, Oracle, Output,
+    Pipeline, PipelineKind, Section, Simulator, Stats, Target, TargetCaps, TargetPart, Tolerance,
+    CODE,
+};
+use irc_ir::{Module, ShaderStage};
+
+use super::isa::MAX_INSTRUCTIONS;
+use super::mir::{OpClass, Program};
+use super::{decode, disasm, encode, lower, sched, GpReflection};
+
+/// The Mali-200/400 vertex processor target.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LimaVp;
+
+impl Target for LimaVp {
+    fn name(&self) -> &'static str {
+        "lima-vp"
+    }
+    fn family(&self) -> &'static str {
+        "lima"
+    }
+    fn description(&self) -> &'static str {
+        "ARM Mali-200/400 vertex processor (GP), 128-bit instruction words and MBS1 container"
+    }
+    fn stages(&self) -> &'static [ShaderStage] {
+        &[ShaderStage::Vertex]
+    }
+    fn caps(&self) -> &TargetCaps {
+        &super::caps::CAPS
+    }
+    fn pipeline(&self, options: &CompileOptions) -> Pipeline {
+        Pipeline {
+            kind: PipelineKind::Optimize,
+            caps: super::caps::CAPS,
+            legacy_mul_ieee: LegacyMul::from_options(options) == LegacyMul::Ieee,
+        }
+    }
+    fn options(&self) -> &'static [OptionSpec] {
+        &[LegacyMul::OPTION]
+    }
+    fn compile(&self, module: &Module, options: &CompileOptions) -> Result<Output, Diagnostics> {
+        compile(module, options).map_err(Diagnostics::from)
+    }
+    fn disassemble(&self, bytes: &[u8]) -> Result<String, Diagnostic> {
+        let words = if crate::pp::mbs::is_mbs1(bytes) {
+            crate::pp::mbs::read_mbs1(bytes).map_err(|e| Diagnostic::input(e.to_string()))?
+        } else {
+            crate::pp::mbs::code_words(bytes).map_err(Diagnostic::input)?
+        };
+        let program =
+            decode::decode_program(&words).map_err(|e| Diagnostic::input(e.to_string()))?;
+        Ok(disasm::disassemble_program(&program))
+    }
+    fn assemble(&self, text: &str) -> Result<Vec<u8>, Diagnostic> {
+        let program = super::asm::assemble(text).map_err(|e| Diagnostic::input(e.to_string()))?;
+        encode::encode_bytes(&program).map_err(|e| Diagnostic::input(e.to_string()))
+    }
+    fn simulator(&self) -> Option<&dyn Simulator> {
+        Some(&super::GpSim)
+    }
+    fn tolerance(&self) -> Tolerance {
+        // fp32 (reference §11); the position goes through the viewport transform and back.
+        Tolerance::F32
+    }
+    fn oracle(&self) -> Oracle {
+        // Division is rcp + mul; f32 uniforms.
+        Oracle {
+            div_as_rcp_mul: true,
+            fine_default_derivatives: false,
+            stepwise_transcendentals: false,
+            flush_denormal_uniforms: false,
+        }
+    }
+}
+
+fn internal(msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::internal(None, msg)
+}
+
+/// Compiles an optimized module.
+pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diagnostic> {
+    let lowered = lower::lower(module, options.output_layout.as_deref())?;
+    let prog = &lowered.program;
+    let scheduled = sched::schedule(prog)?;
+    if scheduled.instrs.len() > MAX_INSTRUCTIONS {
+        return Err(Diagnostic::limit(format!(
+            "{} instructions; the GP runs at most {MAX_INSTRUCTIONS} (reference §12)",
+            scheduled.instrs.len()
+        )));
+    }
+    let words =
+        encode::encode_program(&scheduled.instrs).map_err(|e| internal(format!("encode: {e}")))?;
+    let decoded = decode::decode_program(&words)
+        .map_err(|e| internal(format!("the decoder rejects the encoder's output: {e}")))?;
+    let disassembly = disasm::disassemble_program(&decoded);
+    let mut reflection = lowered.reflection;
+    reflection.target = Some(TargetPart::new(GpReflection {
+        viewport: lowered.viewport,
+    }));
+    let s = scheduled.stats;
+    let stats = Stats {
+        instructions: scheduled.instrs.len() as u32,
+        code_bytes: 4 * words.len() as u32,
+        registers: s.registers,
+        spills: 0,
+        fills: 0,
+        units_filled: s.units_filled,
+        lower_bound: lower_bound(prog),
+        ir_ops: lowered.ir_ops,
+        extra: vec![
+            ("register-stores", u64::from(s.reg_stores)),
+            ("register-loads", u64::from(s.reg_loads)),
+            ("moves", u64::from(s.movs)),
+            ("uniform-slots", u64::from(reflection.uniform_slots)),
+        ],
+    };
+    let container = options.container.then(|| Container {
+        format: "mbs1",
+        bytes: crate::pp::mbs::write_mbs1(&words, &reflection),
+    });
+    Ok(Output {
+        sections: vec![Section {
+            name: CODE,
+            bytes: bytes_of(&words),
+        }],
+        container,
+        disassembly,
+        reflection,
+        stats,
+    })
+}
+
+/// A lower bound on the instruction count: the busiest unit class (two acc units, two mul
+/// units, one complex unit; a select or complex step takes both mul units), the work of the
+/// six ALU units together, and the two store units' varying components.
+fn lower_bound(prog: &Program) -> u32 {
+    let (mut acc, mut mul, mut complex, mut alu) = (0u32, 0u32, 0u32, 0u32);
+    let live = prog.live();
+    for n in prog
+        .nodes
+        .iter()
+        .zip(&live)
+        .filter(|(_, &l)| l)
+        .map(|(n, _)| n)
+    {
+        match n.op.class() {
+            OpClass::Acc => acc += 1,
+            OpClass::Mul => mul += 1,
+            OpClass::Select => mul += 2,
+            OpClass::Complex => {
+                complex += 1;
+                mul += 4;
+            }
+            OpClass::Mov => {}
+        }
+        alu += match n.op.class() {
+            OpClass::Select => 2,
+            OpClass::Complex => 5,
+            _ => 1,
+        };
+    }
+    let stores = (prog.outputs.len() as u32).div_ceil(4);
+    acc.div_ceil(2)
+        .max(mul.div_ceil(2))
+        .max(complex)
+        .max(alu.div_ceil(6))
+        .max(stores)
+        .max(1)
+}

@@ -1,0 +1,81 @@
+//! Differential test of the `pica-vs` code generator with the random-program generator: the
+//! generator writes pixel shaders, so each program is retargeted to the vertex stage (the
+//! entry point's stage only; programs using pixel-only features then verify-fail or are
+//! unsupported and are skipped), compiled for `pica-vs`, run in the float24 simulator and
+//! compared with the interpreter on the raw program (`harness::check_shader`). Any mismatch
+//! or panic fails with a ready-to-commit regression file; a minimum number must compile.
+
+use irc_testsuite::corpus::Outcome;
+use irc_testsuite::gen::{generate, regression_file, Form, Limits};
+use irc_testsuite::harness::check_shader;
+
+/// Programs per size class.
+const PROGRAMS: u64 = 300;
+/// Programs that must compile and match, over both classes.
+const MIN_COMPARED: u32 = 150;
+
+fn as_vertex_shader(m: &irc_ir::Module) -> Option<irc_ir::Module> {
+    let text = irc_ir::text::print(m);
+    let mut changed = false;
+    let text: String = text
+        .lines()
+        .map(|l| {
+            if l.contains("EntryPoint") && l.trim_end().ends_with(" Pixel") {
+                changed = true;
+                format!(
+                    "{}Vertex\n",
+                    l.trim_end().strip_suffix("Pixel").unwrap_or(l)
+                )
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let v = irc_ir::text::parse(&text).ok()?;
+    (changed && irc_ir::verifier::verify(&v).is_ok()).then_some(v)
+}
+
+#[test]
+fn generated_programs_match_in_the_pica_simulator() {
+    let target = irc::target("pica-vs").expect("registered");
+    let small = Limits {
+        statements: 4,
+        depth: 1,
+        expr_depth: 2,
+    };
+    let (mut compared, mut skipped, mut instructions) = (0u32, 0u32, 0u32);
+    for limits in [Limits::default(), small] {
+        for seed in 0..PROGRAMS {
+            let raw = generate(seed, Form::Raw, limits);
+            let Some(vs) = as_vertex_shader(&raw) else {
+                skipped += 1;
+                continue;
+            };
+            let check = check_shader(target, &vs, 8);
+            match check.outcome {
+                Outcome::Ok | Outcome::Known(_) => {
+                    compared += 1;
+                    instructions += check.output.map_or(0, |o| o.stats.instructions);
+                }
+                Outcome::Unsupported(_) => skipped += 1,
+                Outcome::Failed(why) => {
+                    let mut why = format!("pica-vs, generator {limits:?}: {why}");
+                    if let Some(o) = &check.output {
+                        why.push_str("\ndisassembly:\n");
+                        why.push_str(&o.disassembly);
+                    }
+                    panic!(
+                        "seed {seed}:\n{}",
+                        regression_file(seed, Form::Raw, &["verify"], &why, &vs)
+                    );
+                }
+            }
+        }
+    }
+    println!("pica-vs diff: {compared} programs compared ({instructions} instructions), {skipped} skipped");
+    assert!(
+        compared >= MIN_COMPARED,
+        "only {compared} of {} generator programs compiled for pica-vs",
+        2 * PROGRAMS
+    );
+}

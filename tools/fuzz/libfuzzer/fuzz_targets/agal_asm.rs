@@ -1,0 +1,3 @@
+//! libFuzzer entry for `irc_fuzz`'s `agal_asm` target (see tools/fuzz/README.md).
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| irc_fuzz::target("agal_asm").map_or((), |t| (t.run)(data)));

@@ -1,0 +1,3 @@
+//! libFuzzer entry for `irc_fuzz`'s `lima_pp_decode` target (see tools/fuzz/README.md).
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| irc_fuzz::target("lima_pp_decode").map_or((), |t| (t.run)(data)));

@@ -1,0 +1,1 @@
+000:	mov.p ^4/v0.x unknown2

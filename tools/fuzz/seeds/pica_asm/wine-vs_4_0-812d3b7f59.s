@@ -1,0 +1,4 @@
+.proc main
+    mov o0, v0
+    end
+.end
