@@ -74,6 +74,10 @@ pub fn describe(p: &Program, blocks: &[SBlock], succs: &[Vec<usize>]) -> regallo
 /// Rewrites `p` so that `v` lives in temporary-stack slot `slot` between its writes and
 /// reads.
 pub fn spill(p: &mut Program, v: VReg) {
+    if let Some(load) = varying_def(p, v) {
+        rematerialize(p, v, &load);
+        return;
+    }
     let slot = p.spill_slots;
     p.spill_slots += 1;
     // What remains of `v` lives only from each write to its store.
@@ -189,6 +193,97 @@ pub fn spill(p: &mut Program, v: VReg) {
             }
             _ => {}
         }
+    }
+}
+
+/// The varying load that is `v`'s only write, if so: a varying is the same wherever it is
+/// read, so such a value is loaded again at each read instead of going through the stack.
+fn varying_def(p: &Program, v: VReg) -> Option<MOp> {
+    let mut defs = p
+        .blocks
+        .iter()
+        .flat_map(|b| &b.ops)
+        .filter(|o| o.dst == Some(v));
+    let def = defs.next()?;
+    let plain = matches!(def.kind, Kind::Varying { .. })
+        && def.dst_comp == 0
+        && def.modifier == super::isa::OutMod::None;
+    (plain && defs.next().is_none()).then(|| def.clone())
+}
+
+/// Replaces every read of `v` by a fresh copy of its varying `load` just before the reader
+/// (terminator reads included) and drops the original load.
+fn rematerialize(p: &mut Program, v: VReg, load: &MOp) {
+    let size = p.vregs[v.0 as usize].size;
+    p.vregs[v.0 as usize].no_spill = true;
+    let fresh = |p: &mut Program, out: &mut Vec<MOp>| {
+        let t = p.new_vreg_nospill(size);
+        p.vregs[t.0 as usize].lane0 = true;
+        let mut l = load.clone();
+        l.dst = Some(t);
+        out.push(l);
+        t
+    };
+    let sub = |r: &mut VReg, t: VReg| {
+        if *r == v {
+            *r = t;
+        }
+    };
+    for bi in 0..p.blocks.len() {
+        let ops = std::mem::take(&mut p.blocks[bi].ops);
+        let mut out: Vec<MOp> = Vec::with_capacity(ops.len() + 4);
+        for mut op in ops {
+            if op.dst == Some(v) {
+                continue;
+            }
+            let mut reads = machine::Operands::new();
+            machine::MachOp::operands(&op, &mut reads);
+            if reads
+                .iter()
+                .any(|a| a.vreg == v && a.role == machine::Role::Use)
+            {
+                let t = fresh(p, &mut out);
+                for s in &mut op.srcs {
+                    match &mut s.op {
+                        Operand::Reg(r, _) => sub(r, t),
+                        Operand::Uniform {
+                            offset: Some((r, _)),
+                            ..
+                        } => sub(r, t),
+                        _ => {}
+                    }
+                }
+                if let Kind::Texture { coords, lod, .. } = &mut op.kind {
+                    if let Coords::Reg(Src {
+                        op: Operand::Reg(r, _),
+                        ..
+                    }) = coords
+                    {
+                        sub(r, t);
+                    }
+                    if let Some((r, _, _)) = lod {
+                        sub(r, t);
+                    }
+                }
+            }
+            out.push(op);
+        }
+        match &mut p.blocks[bi].term {
+            Terminator::Branch { cond, .. } if cond.0 == v => {
+                let t = fresh(p, &mut out);
+                if let Terminator::Branch { cond, .. } = &mut p.blocks[bi].term {
+                    cond.0 = t;
+                }
+            }
+            Terminator::Exit { kill: Some(k) } if k.0 == v => {
+                let t = fresh(p, &mut out);
+                if let Terminator::Exit { kill: Some(k) } = &mut p.blocks[bi].term {
+                    k.0 = t;
+                }
+            }
+            _ => {}
+        }
+        p.blocks[bi].ops = out;
     }
 }
 

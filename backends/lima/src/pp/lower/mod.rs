@@ -110,6 +110,9 @@ pub(crate) struct Lower<'a> {
     /// Sole definition of a fresh register: (block, op index) — for folding a following
     /// modifier or output move into the op that computes the value.
     pub producer: FxHashMap<VReg, (usize, usize)>,
+    /// Whole-vector varying loads already made in a block: (block, slot) → (register,
+    /// components loaded), reused by every later load of that slot in the block.
+    pub varying_loads: FxHashMap<(usize, u32), (VReg, u8)>,
 }
 
 impl<'a> Lower<'a> {
@@ -140,6 +143,7 @@ impl<'a> Lower<'a> {
             outputs: FxHashMap::default(),
             phis: FxHashMap::default(),
             producer: FxHashMap::default(),
+            varying_loads: FxHashMap::default(),
         })
     }
 

@@ -802,6 +802,32 @@ impl Lower<'_> {
             .then(|| (m, component(op.srcs[0], lane), component(op.srcs[1], lane)))
     }
 
+    /// Mask of the varying slot's components that the loads of input `decl` read (constant
+    /// indices; a dynamic one reads them all).
+    fn varying_reads(&self, decl: SsaDef) -> u8 {
+        let dop = self.m.op(decl);
+        let c0 = DclInput::of(dop).component().unwrap_or(0) as u8;
+        let n = flat_size(&dop.ty).unwrap_or(0) as u8;
+        let span = |from: u8, w: u8| (((1u16 << w.min(4)) - 1) << from.min(4)) as u8;
+        let mut mask = 0u8;
+        for &u in self.m.uses(decl) {
+            let op = self.m.op(u);
+            if op.opcode != OpCode::InputLoad {
+                continue;
+            }
+            let width = flat_size(&op.ty).unwrap_or(0) as u8;
+            let first = match Load::of(op).address() {
+                None => Some(0),
+                Some(a) => super::io::const_index(self.m, Some(a)),
+            };
+            mask |= match first {
+                Some(f) => span(c0.saturating_add(f.min(4) as u8), width),
+                None => span(c0, n),
+            };
+        }
+        mask
+    }
+
     fn input_load(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
         let op = self.m.op(d);
         let load = Load::of(op);
@@ -834,7 +860,8 @@ impl Lower<'_> {
                     loc,
                     n,
                 );
-                if width == 1 {
+                let reads = self.varying_reads(decl);
+                if width == 1 && (n == 1 || reads.count_ones() <= 1) {
                     let v = self.new_vreg(1, true);
                     let i = self.emit(MOp {
                         kind: Kind::Varying {
@@ -851,22 +878,32 @@ impl Lower<'_> {
                     self.producer.insert(v, (self.cur, i));
                     Ok(smallvec![Src::new(Operand::reg(v, 0))])
                 } else {
-                    let top = c0 + first + width;
-                    let v = self.new_vreg(top, true);
-                    let i = self.emit(MOp {
-                        kind: Kind::Varying {
-                            alignment: 3,
-                            index: loc,
-                            perspective: 0,
-                        },
-                        dst: Some(v),
-                        dst_comp: 0,
-                        width: top,
-                        srcs: SmallVec::new(),
-                        modifier: OutMod::None,
-                    });
-                    self.producer.insert(v, (self.cur, i));
-                    Ok((c0 + first..top)
+                    // One vector load of the declared components per block, shared by every
+                    // component read (a scalar read of a vector varying included): no
+                    // per-component loads and no moves re-packing them.
+                    let top = (8 - reads.leading_zeros() as u8).max(c0 + first + width);
+                    let v = match self.varying_loads.get(&(self.cur, loc)) {
+                        Some(&(v, have)) if have >= top => v,
+                        _ => {
+                            let v = self.new_vreg(top, true);
+                            let i = self.emit(MOp {
+                                kind: Kind::Varying {
+                                    alignment: 3,
+                                    index: loc,
+                                    perspective: 0,
+                                },
+                                dst: Some(v),
+                                dst_comp: 0,
+                                width: top,
+                                srcs: SmallVec::new(),
+                                modifier: OutMod::None,
+                            });
+                            self.producer.insert(v, (self.cur, i));
+                            self.varying_loads.insert((self.cur, loc), (v, top));
+                            v
+                        }
+                    };
+                    Ok((c0 + first..c0 + first + width)
                         .map(|c| Src::new(Operand::reg(v, c)))
                         .collect())
                 }
