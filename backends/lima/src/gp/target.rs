@@ -8,9 +8,9 @@
 
 use irc_backend::output::bytes_of;
 use irc_backend::{
-    CompileOptions, Container, Diagnostic, Diagnostics, LegacyMul, OptionSpec, Oracle, Output,
-    Pipeline, PipelineKind, Section, Simulator, Stats, Target, TargetCaps, TargetPart, Tolerance,
-    CODE,
+    CompileOptions, Container, Denormals, Diagnostic, Diagnostics, LegacyMul, OptionSpec, Oracle,
+    Output, Pipeline, PipelineKind, Section, Simulator, Stats, Target, TargetCaps, TargetPart,
+    Tolerance, CODE,
 };
 use irc_ir::{Module, ShaderStage};
 
@@ -79,6 +79,7 @@ impl Target for LimaVp {
             fine_default_derivatives: false,
             stepwise_transcendentals: false,
             flush_denormal_uniforms: false,
+            denormals: Denormals::Unknown,
         }
     }
 }
