@@ -863,6 +863,18 @@ impl<'a> Lower<'a> {
             {
                 return Ok(())
             }
+            OpCode::DescriptorLoad => {
+                let kind = DescriptorLoad::of(op)
+                    .decl()
+                    .map_or(OpCode::DescriptorLoad, |x| self.m.opcode(x));
+                return Err(self.diag(
+                    d,
+                    format!(
+                        "{kind:?} resources (a PICA200 vertex shader reads only inputs and \
+                         float/int/bool uniforms: no textures, samplers or memory buffers)"
+                    ),
+                ));
+            }
             OpCode::OutputStore => return self.output_store(d),
             OpCode::CompositeExtract => {
                 let ex = CompositeExtract::of(op);
