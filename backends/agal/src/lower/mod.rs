@@ -17,6 +17,7 @@
 //! line (the `agal` capabilities have no branches): a module with more than one block is
 //! unsupported.
 
+mod coalesce;
 mod flow;
 mod fuse;
 pub mod io;
@@ -206,10 +207,12 @@ pub fn lower(
         alias: FxHashMap::default(),
         pred: None,
         fixed: Vec::new(),
+        gathered: Vec::new(),
     };
     l.declare_outputs()?;
     l.lower_blocks(&cfg)?;
     l.finish_outputs()?;
+    coalesce::coalesce_in_place(&mut l.prog);
     fuse::fuse_matrices(&mut l.prog);
     let mut reflection = l.io.reflection();
     if !l.fixed.is_empty() {
@@ -270,6 +273,8 @@ struct Lower<'a> {
     pred: flow::Pred,
     /// The outputs left out of the program, with their values.
     fixed: Vec<crate::reflection::FixedOutput>,
+    /// Registers [`Lower::src`] gathered components into, by those components.
+    gathered: Vec<(Vec<Comp>, u32)>,
 }
 
 /// Whether every component is the literal `x` (bit for bit: −0 is not 0).
@@ -398,7 +403,20 @@ impl Lower<'_> {
                 };
             }
         }
+        // Gathered before: the same register (its contents never change).
+        if let Some(&(_, t)) = self.gathered.iter().find(|(k, _)| same(k, comps)) {
+            return MSrc {
+                base: Base::V(t),
+                comps: (0..comps.len() as u8).collect(),
+            };
+        }
         let t = self.gather(comps, false);
+        self.gathered.push((comps.to_vec(), t));
+        // Values the gather retargeted into `t` now resolve to its components.
+        let now: Vec<Comp> = comps.iter().map(|&c| self.resolve(c)).collect();
+        if !same(&now, comps) {
+            self.gathered.push((now, t));
+        }
         MSrc {
             base: Base::V(t),
             comps: (0..comps.len() as u8).collect(),
