@@ -89,6 +89,8 @@ pub enum OutKind {
     Output,
     /// Vertex varying `v<i>`.
     Varying,
+    /// Fragment depth `fd` (AGAL 2), lane x only.
+    Depth,
 }
 
 /// A machine op.
@@ -1107,6 +1109,9 @@ impl Lower<'_> {
                         .ok_or_else(|| self.diag(d, "invalid built-in"))?;
                     if self.kind == ShaderKind::Vertex && b == BuiltIn::Position {
                         (IoSource::BuiltIn(b), OutKind::Output, 0)
+                    } else if self.kind == ShaderKind::Fragment && b == BuiltIn::Depth {
+                        self.prog.needs_v2 = true;
+                        (IoSource::BuiltIn(b), OutKind::Depth, 0)
                     } else if self.kind == ShaderKind::Vertex
                         && matches!(b, BuiltIn::ClipDistance | BuiltIn::PointSize)
                     {
@@ -1282,7 +1287,11 @@ impl Lower<'_> {
             new
         });
         if self.kind == ShaderKind::Fragment {
-            let mut idx: Vec<u16> = outs.iter().map(|o| o.1).collect();
+            let mut idx: Vec<u16> = outs
+                .iter()
+                .filter(|o| o.0 == OutKind::Output)
+                .map(|o| o.1)
+                .collect();
             idx.sort_unstable();
             if idx.iter().enumerate().any(|(i, &x)| x != i as u16) {
                 return Err(Diagnostic::unsupported(
@@ -1291,7 +1300,7 @@ impl Lower<'_> {
                 ));
             }
         }
-        if self.kind == ShaderKind::Fragment && outs.is_empty() {
+        if self.kind == ShaderKind::Fragment && !outs.iter().any(|o| o.0 == OutKind::Output) {
             return Err(Diagnostic::unsupported(
                 None,
                 "fragment program without a colour output",
@@ -1342,7 +1351,9 @@ impl Lower<'_> {
                     }
                 }
             }
-            let s = self.src(&c);
+            // The depth register takes lane x only.
+            let c = if kind == OutKind::Depth { &c[..1] } else { &c };
+            let s = self.src(c);
             self.prog.insts.push(MInst {
                 op: Opcode::Mov,
                 dst: MDst::Out { kind, index },
