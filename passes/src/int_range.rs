@@ -297,7 +297,13 @@ impl Analysis<'_> {
                         OpCode::IAdd => (x.0 + y.0, x.1 + y.1),
                         OpCode::ISub => (x.0 - y.1, x.1 - y.0),
                         _ => {
-                            let p = [x.0 * y.0, x.0 * y.1, x.1 * y.0, x.1 * y.1];
+                            // Saturating: u32 bounds multiply past i64 (then `fit` says Top).
+                            let p = [
+                                x.0.saturating_mul(y.0),
+                                x.0.saturating_mul(y.1),
+                                x.1.saturating_mul(y.0),
+                                x.1.saturating_mul(y.1),
+                            ];
                             (*p.iter().min().unwrap(), *p.iter().max().unwrap())
                         }
                     };

@@ -144,7 +144,8 @@ fn no_target_name_decides_behaviour_outside_its_crate_and_the_registry() {
         }
     }
     for (p, src) in &sources {
-        if rel(p) == REGISTRY || test_files.contains(p) {
+        // tools/fuzz names one fuzz target per reader, like the registry names one target per line.
+        if rel(p) == REGISTRY || rel(p).starts_with("tools/fuzz/") || test_files.contains(p) {
             continue;
         }
         for (n, code) in code_lines(src).0 {

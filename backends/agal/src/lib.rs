@@ -17,8 +17,10 @@
 //!   [`irc_backend::Simulator`] implementation ([`sim::AgalSimulator`]).
 //!
 //! The compiler side: [`caps`], [`lower`] (IR → machine ops on virtual registers, constant
-//! pool, I/O assignment), [`regalloc`] (lane packing into the temporaries) and [`target`]
-//! (`agal-fp`, `agal-vp`). Facts: `shared/reference/agal.md` (§n in this crate's docs refers to it).
+//! pool, I/O assignment, predicated selections, matrix ops and in-place updates),
+//! [`regalloc`] (lane packing into the temporaries), [`regalloc_check`] (the machine layer's
+//! allocation checker on every program), [`reflection`] (outputs AGAL has no register for)
+//! and [`target`] (`agal-fp`, `agal-vp`). Facts: `shared/reference/agal.md` (§n in this crate's docs refers to it).
 //!
 //! # Conventions for the compiler side
 //!
@@ -47,6 +49,7 @@ pub mod isa;
 pub mod lower;
 pub mod reflection;
 pub mod regalloc;
+pub mod regalloc_check;
 pub mod sim;
 pub mod target;
 pub mod validate;

@@ -146,9 +146,14 @@ pub fn emit(
                 let mask = ls.iter().fold(0u8, |m, &l| m | (1 << l));
                 (Dest::new(RegType::Temporary, r).masked(mask), ls)
             }
+            MDst::Out {
+                kind: OutKind::Depth,
+                index,
+            } => (Dest::new(RegType::DepthOutput, index).masked(1), vec![0]),
             MDst::Out { kind: k, index } => {
                 let ty = match k {
                     OutKind::Output => RegType::Output,
+                    OutKind::Depth => RegType::DepthOutput,
                     OutKind::Varying => RegType::Varying,
                 };
                 (Dest::new(ty, index), vec![0, 1, 2, 3])

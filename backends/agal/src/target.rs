@@ -166,7 +166,7 @@ fn over_limits(
         ));
     }
     if lowered.program.needs_v2 && version < 2 {
-        return Some("AGAL 2 features (ddx/ddy, multiple render targets)".into());
+        return Some("AGAL 2 features (ddx/ddy, multiple render targets, depth output)".into());
     }
     None
 }
@@ -196,6 +196,7 @@ pub fn compile(
                 continue;
             }
         };
+        crate::regalloc_check::check(&lowered.program, &alloc, temps)?;
         let instrs = regalloc::emit(&lowered.program, &alloc, kind)?;
         if let Some(w) = over_limits(version, kind, instrs.len(), &lowered) {
             why = w;

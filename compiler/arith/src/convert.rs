@@ -127,10 +127,12 @@ pub fn f32_to_f16_rtz(x: f32) -> u16 {
     sign | hb
 }
 
-/// `ConvertF32toPackedF16` of a two-component vector.
+/// `ConvertF32toPackedF16` of a two-component vector. Each component is read as the float
+/// type it holds: raw IR may feed an `f16x2` (a lowered `minf16x2`), whose values convert
+/// exactly.
 #[inline]
 pub fn pack_f16(lo: Scalar, hi: Scalar) -> u32 {
-    let c = |s: Scalar| f32_to_f16_rtz(to_f64(s, ScalarType::F32) as f32) as u32;
+    let c = |s: Scalar| f32_to_f16_rtz(to_f64(s, s.ty()) as f32) as u32;
     c(lo) | (c(hi) << 16)
 }
 
@@ -240,4 +242,21 @@ pub fn consume_as_in(s: Scalar, to: ScalarType, modes: &FpModes) -> Scalar {
         convert_any(a, d32, modes)
     };
     convert_any(b, to, modes)
+}
+
+#[cfg(test)]
+mod pack_tests {
+    use super::*;
+
+    #[test]
+    fn pack_f16_reads_each_operand_as_its_own_type() {
+        // 1.5 and -2.0 in f32 and in f16 pack to the same halves (0x3E00, 0xC000).
+        let from_f32 = pack_f16(Scalar::F32(1.5), Scalar::F32(-2.0));
+        let from_f16 = pack_f16(
+            Scalar::F16(f16::from_f32(1.5)),
+            Scalar::F16(f16::from_f32(-2.0)),
+        );
+        assert_eq!(from_f32, 0xC000_3E00);
+        assert_eq!(from_f16, 0xC000_3E00);
+    }
 }

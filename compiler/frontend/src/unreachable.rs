@@ -9,6 +9,7 @@
 //! rather than left dangling.
 
 use irc_ir::analysis::cfg::{self, Block, Cfg};
+use irc_ir::format::Phi;
 use irc_ir::{Construct, Module, Op, OpCode, SsaDef, Type};
 use rustc_hash::FxHashSet;
 
@@ -60,6 +61,41 @@ fn function(m: &mut Module, g: &Cfg) {
                     keep.push((cb, Keep::Continue { header: label }));
                 }
             }
+        }
+    }
+    // Phis of live blocks drop the pairs of dead predecessors, except a kept continue block
+    // still branching to its header.
+    let label_of = |b: Block| g.label(b);
+    let dead_pred = |pred: SsaDef, phi_block: SsaDef| {
+        let Some(pb) = g.block_of_label(pred) else {
+            return false;
+        };
+        !reachable.contains(&pb)
+            && !keep.iter().any(|(k, kind)| {
+                *k == pb && matches!(kind, Keep::Continue { header } if *header == phi_block)
+            })
+    };
+    for &b in &reachable {
+        let label = label_of(b);
+        for &d in &g.block(b).ops {
+            if m.opcode(d) != OpCode::Phi {
+                continue;
+            }
+            let op = m.op(d);
+            let pairs: Vec<_> = Phi::of(op).pairs().collect();
+            if !pairs
+                .iter()
+                .any(|&(p, _)| p.is_some_and(|p| dead_pred(p, label)))
+            {
+                continue;
+            }
+            let mut new = Op::new(OpCode::Phi, op.ty.clone()).with_flags(op.flags);
+            for (chunk, (p, _)) in op.operands.chunks(2).zip(pairs) {
+                if !p.is_some_and(|p| dead_pred(p, label)) {
+                    new.operands.extend_from_slice(chunk);
+                }
+            }
+            m.rewrite(d, new);
         }
     }
     // Remove the ops of dead blocks (all but kept labels), last op first.

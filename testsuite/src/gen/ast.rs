@@ -125,6 +125,9 @@ pub struct Program {
     pub cbuf_vectors: u32,
     pub uses_texture: bool,
     pub body: Vec<Stmt>,
+    /// The entry point's stage (`ShaderStage` value): pixel, or vertex for
+    /// [`super::generate_vertex`].
+    pub stage: u32,
 }
 
 impl Expr {

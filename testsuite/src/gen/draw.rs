@@ -85,6 +85,7 @@ pub fn draw(rng: &mut Rng, limits: Limits) -> Program {
         cbuf_vectors,
         uses_texture,
         body,
+        stage: irc_ir::ShaderStage::Pixel.0,
     }
 }
 

@@ -38,7 +38,11 @@ pub fn scalar(ty: Ty) -> ScalarType {
 pub fn declare(m: &mut Module, p: &Program, form: Form) -> Decls {
     let mut b = Builder::new(m);
     let main = b.add(Op::new(OpCode::Function, Type::void()));
-    let ep = b.add(Op::new(OpCode::EntryPoint, Type::void()).arg(main).lit(1));
+    let ep = b.add(
+        Op::new(OpCode::EntryPoint, Type::void())
+            .arg(main)
+            .lit(u64::from(p.stage)),
+    );
     b.add(
         Op::new(OpCode::DebugName, Type::void())
             .arg(main)

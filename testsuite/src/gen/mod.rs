@@ -87,6 +87,29 @@ pub fn generate(seed: u64, form: Form, limits: Limits) -> Module {
     }
 }
 
+/// The program for `seed` as a vertex shader (raw form), for targets of the vertex stage only:
+/// the same inputs, constant buffer and arithmetic, the outputs as vertex outputs at the same
+/// locations. `None` when the program samples a texture or discards (pixel-stage operations).
+pub fn generate_vertex(seed: u64, limits: Limits) -> Option<Module> {
+    fn discards(body: &[ast::Stmt]) -> bool {
+        body.iter().any(|s| match s {
+            ast::Stmt::Discard(_) => true,
+            ast::Stmt::If(_, a, b) => discards(a) || discards(b),
+            ast::Stmt::Loop { body, .. } => discards(body),
+            ast::Stmt::Switch(_, cases, default) => {
+                cases.iter().any(|(_, c)| discards(c)) || discards(default)
+            }
+            ast::Stmt::Assign(..) => false,
+        })
+    }
+    let mut p = program(seed, limits);
+    if p.uses_texture || discards(&p.body) {
+        return None;
+    }
+    p.stage = irc_ir::ShaderStage::Vertex.0;
+    Some(raw::lower(&p))
+}
+
 /// A failing case as a filetest file: header, a comment naming the seed and why, the module.
 pub fn regression_file(seed: u64, form: Form, commands: &[&str], why: &str, m: &Module) -> String {
     let mut s = String::new();

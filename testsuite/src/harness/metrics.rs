@@ -167,6 +167,8 @@ pub fn summary(target: &dyn Target, metrics: &[ShaderMetrics], rows: &[Row]) -> 
             pct(0.9),
             t[n - 1]
         );
+        let stats: Vec<&Stats> = compiled.iter().map(|c| c.0).collect();
+        s.push_str(&register_and_extra_lines(name, &stats));
     }
     let dev: u32 = metrics.iter().map(|m| m.native_deviations).sum();
     let dev_shaders = metrics.iter().filter(|m| m.native_deviations > 0).count();
@@ -196,6 +198,58 @@ pub fn summary(target: &dyn Target, metrics: &[ShaderMetrics], rows: &[Row]) -> 
         for (why, n) in reasons.iter().take(15) {
             let _ = writeln!(s, "  {n:>5}  {why}");
         }
+    }
+    s
+}
+
+/// Registers per shader (where a target reports them) and each of the targets' own statistics
+/// ([`Stats::extra`], e.g. the version a program fits): a count per value where there are few
+/// values, else the median and maximum.
+fn register_and_extra_lines(name: &str, stats: &[&Stats]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let spread = |mut v: Vec<u64>| -> String {
+        v.sort_unstable();
+        let mut distinct = v.clone();
+        distinct.dedup();
+        if distinct.len() <= 6 {
+            let counts: Vec<String> = distinct
+                .iter()
+                .map(|d| format!("{d} ×{}", v.iter().filter(|x| *x == d).count()))
+                .collect();
+            format!("shaders per value: {}", counts.join(", "))
+        } else {
+            format!(
+                "per shader median {}, max {}",
+                v[v.len() / 2],
+                v[v.len() - 1]
+            )
+        }
+    };
+    if stats.iter().any(|st| st.registers > 0) {
+        let mut regs: Vec<u32> = stats.iter().map(|st| st.registers).collect();
+        regs.sort_unstable();
+        let _ = writeln!(
+            s,
+            "{name} registers per shader: median {}, max {}",
+            regs[regs.len() / 2],
+            regs[regs.len() - 1]
+        );
+    }
+    let mut keys: Vec<&str> = Vec::new();
+    for st in stats {
+        for (k, _) in &st.extra {
+            if !keys.contains(k) {
+                keys.push(k);
+            }
+        }
+    }
+    for k in keys {
+        let v: Vec<u64> = stats
+            .iter()
+            .filter_map(|st| st.extra.iter().find(|(x, _)| *x == k).map(|e| e.1))
+            .collect();
+        let _ = writeln!(s, "{name} {k}: {}", spread(v));
     }
     s
 }

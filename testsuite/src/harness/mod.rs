@@ -45,7 +45,7 @@ use irc_interp::{run, Outputs, ShaderInputs, Value};
 use irc_ir::{BuiltIn, Module, ShaderStage};
 
 use crate::corpus::Outcome;
-use crate::gen::{generate, regression_file, Form, Limits};
+use crate::gen::{generate, generate_vertex, regression_file, Form, Limits};
 use compare::compare_outputs;
 use inputs::{
     flush_denormal_uniforms, prepare_interp_inputs, select_aliased_images, set_position_w,
@@ -485,7 +485,8 @@ pub struct GeneratedRun {
     pub native_deviations: u32,
 }
 
-/// Generator program `seed` (raw form; the generator makes pixel shaders) compiled for
+/// Generator program `seed` (raw form; the generator makes pixel shaders, vertex shaders for a
+/// target of the vertex stage only) compiled for
 /// `target` and compared on [`DIFF_SEEDS`] input sets: `Ok(None)` when the target does not
 /// support it (or the interpreter cannot run it), `Ok(Some(_))` when it matched, `Err(a
 /// ready-to-commit filetest)` naming the failure, with the reflection and disassembly.
@@ -494,7 +495,17 @@ pub fn check_generated(
     seed: u64,
     limits: Limits,
 ) -> Result<Option<GeneratedRun>, String> {
-    let raw = generate(seed, Form::Raw, limits);
+    // A target of the vertex stage only gets the program as a vertex shader.
+    let vertex_only = !target.stages().contains(&ShaderStage::Pixel)
+        && target.stages().contains(&ShaderStage::Vertex);
+    let raw = if vertex_only {
+        match generate_vertex(seed, limits) {
+            Some(m) => m,
+            None => return Ok(None),
+        }
+    } else {
+        generate(seed, Form::Raw, limits)
+    };
     let check = check_shader(target, &raw, DIFF_SEEDS);
     match check.outcome {
         Outcome::Ok | Outcome::Known(_) => Ok(Some(GeneratedRun {

@@ -190,12 +190,11 @@ fn an_input_no_earlier_stage_writes_is_an_input_error() {
 
 #[test]
 fn stages_a_family_lacks_and_duplicate_stages_are_reported() {
-    let vs = vertex(&[0]);
-    let e = irc::compile_program(vec![Input::Text(&vs)], "lima", &Options::default())
+    let ps = pixel(&[0]);
+    let e = irc::compile_program(vec![Input::Text(&ps)], "pica", &Options::default())
         .unwrap_err()
         .to_string();
-    assert!(e.contains("no target for vertex shaders"), "{e}");
-    let ps = pixel(&[0]);
+    assert!(e.contains("no target for pixel shaders"), "{e}");
     let e = compile_program_in(
         &registry(),
         vec![Input::Text(&ps), Input::Text(&ps)],

@@ -115,10 +115,13 @@ enum Command {
     /// Run a shader in the reference interpreter and print its outputs.
     Run {
         file: PathBuf,
-        /// Inputs as JSON: a file, or inline when it starts with `{`.
+        /// Inputs as JSON: a file, or inline when it starts with `{` (run-line names, plus
+        /// `textures` with mips/layers/faces from texel lists or PNG files and `samplers`;
+        /// docs/run-inputs.md).
         #[arg(long)]
         inputs: Option<String>,
-        /// One input in run-line syntax, e.g. `v0=(0.5,0.5)` or `cb0=(1.0,2.0)`.
+        /// One input in run-line syntax, e.g. `v0=(0.5,0.5)`, `cb0=(1.0,2.0)`, per lane
+        /// `v0@2=(1.0,0.0)`, quad derivatives `v0.ddx=(0.25,0.0)`, `pixel=(8,4)`.
         #[arg(long = "set")]
         sets: Vec<String>,
         /// Fill every declared input randomly from this seed first.

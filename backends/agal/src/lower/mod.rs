@@ -17,6 +17,7 @@
 //! line (the `agal` capabilities have no branches): a module with more than one block is
 //! unsupported.
 
+mod coalesce;
 mod flow;
 mod fuse;
 pub mod io;
@@ -88,6 +89,8 @@ pub enum OutKind {
     Output,
     /// Vertex varying `v<i>`.
     Varying,
+    /// Fragment depth `fd` (AGAL 2), lane x only.
+    Depth,
 }
 
 /// A machine op.
@@ -206,10 +209,12 @@ pub fn lower(
         alias: FxHashMap::default(),
         pred: None,
         fixed: Vec::new(),
+        gathered: Vec::new(),
     };
     l.declare_outputs()?;
     l.lower_blocks(&cfg)?;
     l.finish_outputs()?;
+    coalesce::coalesce_in_place(&mut l.prog);
     fuse::fuse_matrices(&mut l.prog);
     let mut reflection = l.io.reflection();
     if !l.fixed.is_empty() {
@@ -270,6 +275,8 @@ struct Lower<'a> {
     pred: flow::Pred,
     /// The outputs left out of the program, with their values.
     fixed: Vec<crate::reflection::FixedOutput>,
+    /// Registers [`Lower::src`] gathered components into, by those components.
+    gathered: Vec<(Vec<Comp>, u32)>,
 }
 
 /// Whether every component is the literal `x` (bit for bit: −0 is not 0).
@@ -398,7 +405,20 @@ impl Lower<'_> {
                 };
             }
         }
+        // Gathered before: the same register (its contents never change).
+        if let Some(&(_, t)) = self.gathered.iter().find(|(k, _)| same(k, comps)) {
+            return MSrc {
+                base: Base::V(t),
+                comps: (0..comps.len() as u8).collect(),
+            };
+        }
         let t = self.gather(comps, false);
+        self.gathered.push((comps.to_vec(), t));
+        // Values the gather retargeted into `t` now resolve to its components.
+        let now: Vec<Comp> = comps.iter().map(|&c| self.resolve(c)).collect();
+        if !same(&now, comps) {
+            self.gathered.push((now, t));
+        }
         MSrc {
             base: Base::V(t),
             comps: (0..comps.len() as u8).collect(),
@@ -1089,6 +1109,9 @@ impl Lower<'_> {
                         .ok_or_else(|| self.diag(d, "invalid built-in"))?;
                     if self.kind == ShaderKind::Vertex && b == BuiltIn::Position {
                         (IoSource::BuiltIn(b), OutKind::Output, 0)
+                    } else if self.kind == ShaderKind::Fragment && b == BuiltIn::Depth {
+                        self.prog.needs_v2 = true;
+                        (IoSource::BuiltIn(b), OutKind::Depth, 0)
                     } else if self.kind == ShaderKind::Vertex
                         && matches!(b, BuiltIn::ClipDistance | BuiltIn::PointSize)
                     {
@@ -1264,7 +1287,11 @@ impl Lower<'_> {
             new
         });
         if self.kind == ShaderKind::Fragment {
-            let mut idx: Vec<u16> = outs.iter().map(|o| o.1).collect();
+            let mut idx: Vec<u16> = outs
+                .iter()
+                .filter(|o| o.0 == OutKind::Output)
+                .map(|o| o.1)
+                .collect();
             idx.sort_unstable();
             if idx.iter().enumerate().any(|(i, &x)| x != i as u16) {
                 return Err(Diagnostic::unsupported(
@@ -1273,7 +1300,7 @@ impl Lower<'_> {
                 ));
             }
         }
-        if self.kind == ShaderKind::Fragment && outs.is_empty() {
+        if self.kind == ShaderKind::Fragment && !outs.iter().any(|o| o.0 == OutKind::Output) {
             return Err(Diagnostic::unsupported(
                 None,
                 "fragment program without a colour output",
@@ -1324,7 +1351,9 @@ impl Lower<'_> {
                     }
                 }
             }
-            let s = self.src(&c);
+            // The depth register takes lane x only.
+            let c = if kind == OutKind::Depth { &c[..1] } else { &c };
+            let s = self.src(c);
             self.prog.insts.push(MInst {
                 op: Opcode::Mov,
                 dst: MDst::Out { kind, index },

@@ -136,7 +136,7 @@ fn output_value(
         )));
     }
     let mut out = [0.0; 8];
-    for i in 0..n {
+    for (i, x) in out.iter_mut().enumerate().take(n) {
         let (v, c) = (r + i / 4, i % 4);
         if written[v] & (1 << c) == 0 {
             return Err(SimError(format!(
@@ -144,7 +144,7 @@ fn output_value(
                 o.target
             )));
         }
-        out[i] = varyings[v][c];
+        *x = varyings[v][c];
     }
     let position = o.target == IoSource::BuiltIn(BuiltIn::Position) && r == 0;
     if let (true, Some(_)) = (position, gp.viewport) {

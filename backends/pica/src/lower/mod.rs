@@ -863,6 +863,18 @@ impl<'a> Lower<'a> {
             {
                 return Ok(())
             }
+            OpCode::DescriptorLoad => {
+                let kind = DescriptorLoad::of(op)
+                    .decl()
+                    .map_or(OpCode::DescriptorLoad, |x| self.m.opcode(x));
+                return Err(self.diag(
+                    d,
+                    format!(
+                        "{kind:?} resources (a PICA200 vertex shader reads only inputs and \
+                         float/int/bool uniforms: no textures, samplers or memory buffers)"
+                    ),
+                ));
+            }
             OpCode::OutputStore => return self.output_store(d),
             OpCode::CompositeExtract => {
                 let ex = CompositeExtract::of(op);
@@ -1113,50 +1125,8 @@ impl<'a> Lower<'a> {
         width: usize,
     ) -> Result<Comps, Diagnostic> {
         let m = self.m;
-        // Peel `Cast`, `IAdd k` down to `ConvertFtoI x`; a CompositeConstruct address is
-        // (element, constant component).
-        let (mut a, comp) = match address.map(|a| (a, m.op(a))) {
-            Some((_, aop)) if aop.opcode == OpCode::CompositeConstruct => {
-                let members = CompositeConstruct::of(aop).members();
-                (
-                    members.first().and_then(|o| o.as_ref()),
-                    const_index(m, members.get(1).and_then(|o| o.as_ref())),
-                )
-            }
-            Some((a, _)) => (Some(a), Some(0)),
-            None => (None, None),
-        };
-        // Walk to the float, following one lane through vectorized integer ops.
         let unknown = || unsupported(m, d, "dynamic constant index of an unknown form");
-        let mut k: i64 = 0;
-        let mut lane = 0usize;
-        let x = loop {
-            let cur = a.ok_or_else(unknown)?;
-            let op = m.op(cur);
-            match op.opcode {
-                OpCode::Cast => a = Arith::of(op).a(),
-                OpCode::CompositeExtract => {
-                    let ex = CompositeExtract::of(op);
-                    lane = const_index(m, ex.address()).ok_or_else(unknown)? as usize;
-                    a = ex.composite();
-                }
-                OpCode::IAdd => {
-                    let (p, q) = (Arith::of(op).a(), Arith::of(op).b());
-                    let is_k = |x: Option<SsaDef>| x.filter(|&x| m.opcode(x) == OpCode::Constant);
-                    let (kd, rest) = match (is_k(p), is_k(q)) {
-                        (Some(c), None) => (c, q),
-                        (None, Some(c)) => (c, p),
-                        _ => return Err(unknown()),
-                    };
-                    let kk = Constant::of(m.op(kd)).scalar(lane).ok_or_else(unknown)?;
-                    k += i64::from(kk as u32 as i32);
-                    a = rest;
-                }
-                OpCode::ConvertFtoI => break Arith::of(op).a(),
-                _ => return Err(unknown()),
-            }
-        };
-        let x = x.ok_or_else(|| self.diag(d, "operand missing"))?;
+        let (x, lane, k, comp) = relative_index(m, d, address)?;
         let comp = comp.ok_or_else(|| self.diag(d, "dynamic vector component"))? as usize;
         if !(0..crate::isa::limits::FLOAT_UNIFORMS as i64).contains(&k) || comp + width > 4 {
             return Err(Diagnostic::limit(format!(
@@ -1175,19 +1145,35 @@ impl<'a> Lower<'a> {
             .get(lane..lane + 1)
             .ok_or_else(unknown)?
             .into();
-        let mask = match self.range_masks.get(&(x, lane, k)) {
-            Some(m) => m.clone(),
-            None => {
-                let lo = self.vec_op(Opcode::Slt, &[&[C::lit((-k - 1) as f32)], &xv[..1]]);
-                let hi = self.vec_op(
-                    Opcode::Slt,
-                    &[&xv[..1], &[C::lit((size as i64 - k) as f32)]],
-                );
-                let m = self.vec_op(Opcode::Mul, &[&lo, &hi]);
-                self.range_masks.insert((x, lane, k), m.clone());
-                m
+        if !self.range_masks.contains_key(&(x, lane, k)) {
+            // The flags of every offset this index is read with, four per instruction.
+            let mut ks: Vec<i64> = m
+                .code()
+                .filter(|&u| m.opcode(u) == OpCode::InputLoad)
+                .filter(|&u| Load::of(m.op(u)).base() == Some(decl))
+                .filter_map(|u| relative_index(m, u, Load::of(m.op(u)).address()).ok())
+                .filter(|r| (r.0, r.1) == (x, lane))
+                .map(|r| r.2)
+                .chain([k])
+                .collect();
+            ks.sort_unstable();
+            ks.dedup();
+            for chunk in ks.chunks(4) {
+                let lo: Comps = chunk.iter().map(|&k| C::lit((-k - 1) as f32)).collect();
+                let hi: Comps = chunk
+                    .iter()
+                    .map(|&k| C::lit((i64::from(size) - k) as f32))
+                    .collect();
+                let xs: Comps = chunk.iter().map(|_| xv[0]).collect();
+                let lo = self.vec_op(Opcode::Slt, &[&lo, &xs]);
+                let hi = self.vec_op(Opcode::Slt, &[&xs, &hi]);
+                let flags = self.vec_op(Opcode::Mul, &[&lo, &hi]);
+                for (i, &k) in chunk.iter().enumerate() {
+                    self.range_masks.insert((x, lane, k), smallvec![flags[i]]);
+                }
             }
-        };
+        }
+        let mask = self.range_masks[&(x, lane, k)].clone();
         if self.a0x != Some((x, lane)) {
             let src = self.operand(&xv[..1]);
             self.prog.ops.push(MOp {
@@ -1358,6 +1344,61 @@ impl<'a> Lower<'a> {
         }
         let _ = r;
     }
+}
+
+/// The parts of a dynamic constant index `Cast(IAdd(k, ConvertFtoI(x)))` (through vectorized
+/// integer ops and a `CompositeExtract` of a lane): (x, lane of x, k, constant component of a
+/// two-dimensional address).
+fn relative_index(
+    m: &Module,
+    d: SsaDef,
+    address: Option<SsaDef>,
+) -> Result<(SsaDef, usize, i64, Option<u64>), Diagnostic> {
+    // Peel `Cast`, `IAdd k` down to `ConvertFtoI x`; a CompositeConstruct address is
+    // (element, constant component).
+    let (mut a, comp) = match address.map(|a| (a, m.op(a))) {
+        Some((_, aop)) if aop.opcode == OpCode::CompositeConstruct => {
+            let members = CompositeConstruct::of(aop).members();
+            (
+                members.first().and_then(|o| o.as_ref()),
+                const_index(m, members.get(1).and_then(|o| o.as_ref())),
+            )
+        }
+        Some((a, _)) => (Some(a), Some(0)),
+        None => (None, None),
+    };
+    // Walk to the float, following one lane through vectorized integer ops.
+    let unknown = || unsupported(m, d, "dynamic constant index of an unknown form");
+    let mut k: i64 = 0;
+    let mut lane = 0usize;
+    let x = loop {
+        let cur = a.ok_or_else(unknown)?;
+        let op = m.op(cur);
+        match op.opcode {
+            OpCode::Cast => a = Arith::of(op).a(),
+            OpCode::CompositeExtract => {
+                let ex = CompositeExtract::of(op);
+                lane = const_index(m, ex.address()).ok_or_else(unknown)? as usize;
+                a = ex.composite();
+            }
+            OpCode::IAdd => {
+                let (p, q) = (Arith::of(op).a(), Arith::of(op).b());
+                let is_k = |x: Option<SsaDef>| x.filter(|&x| m.opcode(x) == OpCode::Constant);
+                let (kd, rest) = match (is_k(p), is_k(q)) {
+                    (Some(c), None) => (c, q),
+                    (None, Some(c)) => (c, p),
+                    _ => return Err(unknown()),
+                };
+                let kk = Constant::of(m.op(kd)).scalar(lane).ok_or_else(unknown)?;
+                k += i64::from(kk as u32 as i32);
+                a = rest;
+            }
+            OpCode::ConvertFtoI => break Arith::of(op).a(),
+            _ => return Err(unknown()),
+        }
+    };
+    let x = x.ok_or_else(|| unsupported(m, d, "operand missing"))?;
+    Ok((x, lane, k, comp))
 }
 
 /// Which sources of `op` to negate so that it computes the negated result exactly (`None`:

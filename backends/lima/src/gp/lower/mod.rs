@@ -43,13 +43,13 @@ impl C {
     pub fn lit(x: f32) -> C {
         C::Lit(x.to_bits())
     }
-    fn negated(self) -> C {
+    pub(super) fn negated(self) -> C {
         match self {
             C::V(o) => C::V(o.negated()),
             C::Lit(b) => C::Lit(b ^ 0x8000_0000),
         }
     }
-    fn as_lit(self) -> Option<f32> {
+    pub(super) fn as_lit(self) -> Option<f32> {
         match self {
             C::Lit(b) => Some(f32::from_bits(b)),
             C::V(_) => None,
@@ -234,10 +234,8 @@ impl Lower<'_> {
                     }
                 }
             }
-            Op::Rcp | Op::Rsqrt | Op::Exp2 | Op::Log2 => {
-                if srcs[0].neg {
-                    srcs[0] = self.mov(srcs[0]);
-                }
+            Op::Rcp | Op::Rsqrt | Op::Exp2 | Op::Log2 if srcs[0].neg => {
+                srcs[0] = self.mov(srcs[0]);
             }
             _ => {}
         }
@@ -268,7 +266,8 @@ impl Lower<'_> {
     /// Stores the outputs (module doc); returns the viewport's uniform id when the position
     /// is written.
     fn write_outputs(&mut self) -> Result<Option<u32>, Diagnostic> {
-        let mut outs: Vec<(Vec<Option<(u8, u8)>>, Vec<Option<C>>, IoSource)> = self
+        type Out = (Vec<Option<(u8, u8)>>, Vec<Option<C>>, IoSource);
+        let mut outs: Vec<Out> = self
             .outputs
             .values()
             .map(|o| (o.dests.clone(), o.comps.clone(), o.target))

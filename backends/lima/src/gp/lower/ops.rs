@@ -10,7 +10,7 @@ use irc_ir::format::{
 };
 use irc_ir::{OpCode, SsaDef};
 
-use super::super::mir::Op;
+use super::super::mir::{Op, Src};
 use super::io::{const_index, flat_size};
 use super::{Comps, Lower, C};
 
@@ -84,6 +84,27 @@ impl Lower<'_> {
             Ok(Some((self.value(y)?, eq)))
         } else {
             Ok(None)
+        }
+    }
+
+    /// Replaces a literal-zero `b[i]` by `x[i] − x[i]` (+0 where `x[i]` is ±0, the only case
+    /// the select returns it) when `a[i]` or `x[i]` is a uniform (the literal would need a
+    /// second uniform vec4 in the select's instruction).
+    fn zero_arm(&mut self, x: &Comps, a: &Comps, b: &mut Comps) {
+        let n = a.len().max(b.len());
+        if b.len() == 1 && n > 1 {
+            let z = b[0];
+            b.resize(n, z);
+        }
+        for i in 0..b.len() {
+            let xi = if x.len() == 1 { x[0] } else { x[i] };
+            let ai = if a.len() == 1 { a[0] } else { a[i] };
+            let is_uni = |c: C| matches!(c, C::V(o) if matches!(o.src, Src::Uni(..)));
+            let uniform = is_uni(ai) || is_uni(xi);
+            let zero = b[i].as_lit().is_some_and(|z| z == 0.0);
+            if uniform && zero && xi.as_lit().is_none() {
+                b[i] = self.emit(Op::Add, &[xi, xi.negated()]);
+            }
         }
     }
 
@@ -292,6 +313,9 @@ impl Lower<'_> {
                         if eq {
                             std::mem::swap(&mut a, &mut b);
                         }
+                        // Now `x ≠ 0 ? a : b`. A literal ±0 for `b` next to a uniform `a`
+                        // would need a second uniform vec4 (a mov): `x − x` is +0 there.
+                        self.zero_arm(&x, &a, &mut b);
                         x
                     }
                     None => self.arg(d, sel.cond())?,

@@ -245,8 +245,20 @@ impl Sched<'_> {
                 )));
             }
             self.ensure(t + 5);
-            self.rescue(t)?;
             let before = placed;
+            // Outputs of values forwarded for the last time here first: stored to their
+            // varyings now, they need no register.
+            for i in 0..self.prog.outputs.len() {
+                let urgent = match self.prog.outputs[i].value.src {
+                    MSrc::Node(v) => self.vals[v as usize].is_some_and(|x| x.last_forward() == t),
+                    _ => false,
+                };
+                if urgent && !self.out_done[i] && self.try_output(i, t) {
+                    self.out_done[i] = true;
+                    placed += 1;
+                }
+            }
+            self.rescue(t)?;
             loop {
                 let mut progress = false;
                 for i in 0..self.prog.outputs.len() {
@@ -366,7 +378,7 @@ impl Sched<'_> {
     /// or 1, or the previous instruction's register 0 (not before `ready`).
     fn read_reg(&mut self, t: u32, r: u8, attr: bool, ready: u32) -> Option<SrcClass> {
         let ti = t as usize;
-        let prev_ok = t >= 1 && t - 1 >= ready;
+        let prev_ok = t >= 1 && t > ready;
         if self.cycles[ti].reg0 == Some((r, attr)) {
             return Some(SrcClass::Reg0);
         }
@@ -483,7 +495,9 @@ impl Sched<'_> {
             let s0 = self.read(t, srcs[0].src, eff)?;
             let (s1, n1) = match srcs.get(1) {
                 Some(o) => (self.read(t, o.src, eff)?, o.neg),
-                None => (Src::Unused, false),
+                // One-source ops leave src1 at 0, as Mesa's code generator (and our
+                // assembler) writes it.
+                None => (Src::Reg0X, false),
             };
             self.cycles[ti].set_acc(i, aop, [s0, s1], [srcs[0].neg, n1]);
             return Some((t, Kind::Unit([Unit::Acc0, Unit::Acc1][i])));
@@ -689,11 +703,12 @@ impl Sched<'_> {
         'search: for k in 0..2 {
             for j in 0..2 {
                 let st = self.cycles[ci].ins.store[k];
-                if st.active() && self.cycles[ci].store_fits(k, j, st.addr, false) {
-                    if free(self, st.addr, 2 * k + j) {
-                        choice = Some((k, j, st.addr));
-                        break 'search;
-                    }
+                if st.active()
+                    && self.cycles[ci].store_fits(k, j, st.addr, false)
+                    && free(self, st.addr, 2 * k + j)
+                {
+                    choice = Some((k, j, st.addr));
+                    break 'search;
                 }
             }
         }
