@@ -234,8 +234,9 @@ pub fn compile(
         registers: alloc.registers,
         spills: 0,
         fills: 0,
-        units_filled: tokens,
-        lower_bound: 1,
+        // One operation per token: no units to fill, no bound computed.
+        units_filled: 0,
+        lower_bound: 0,
         ir_ops: lowered.ir_ops,
         extra: vec![
             ("agal-version", u64::from(version)),

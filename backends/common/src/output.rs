@@ -42,9 +42,11 @@ pub struct Stats {
     /// Values spilled to memory / reloads from memory.
     pub spills: u32,
     pub fills: u32,
-    /// Filled unit slots over all instructions (for "units per instruction").
+    /// Filled unit slots over all instructions (for "units per instruction"); 0 on a target
+    /// that issues one operation per instruction (nothing to report).
     pub units_filled: u32,
-    /// Lower bound on the instruction count (e.g. the busiest unit class's op count).
+    /// Lower bound on the instruction count (e.g. the busiest unit class's op count); 0 when
+    /// the target computes none (summaries then print no ratio).
     pub lower_bound: u32,
     /// IR ops the backend consumed.
     pub ir_ops: u32,

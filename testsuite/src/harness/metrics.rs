@@ -146,16 +146,28 @@ pub fn summary(target: &dyn Target, metrics: &[ShaderMetrics], rows: &[Row]) -> 
         let sum = |f: fn(&Stats) -> u32| compiled.iter().map(|c| u64::from(f(c.0))).sum::<u64>();
         let total = sum(|s| s.instructions);
         let lower = sum(|s| s.lower_bound);
+        // Targets that issue one operation per instruction report no units or bound (0).
+        let units = sum(|s| s.units_filled);
+        let units = if units > 0 {
+            format!("; {:.2} units per instruction", units as f64 / total.max(1) as f64)
+        } else {
+            String::new()
+        };
+        let bound = if lower > 0 {
+            format!(
+                "; lower bound total {lower} (instructions / lower bound {:.3})",
+                total as f64 / lower as f64
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             s,
-            "{name} code ({n} compiled): instructions per shader median {}, total {total}; \
-             {:.2} units per instruction; spills {}, fills {}; lower bound total {lower} \
-             (instructions / lower bound {:.3})",
+            "{name} code ({n} compiled): instructions per shader median {}, total {total}{units}; \
+             spills {}, fills {}{bound}",
             instrs[n / 2],
-            sum(|s| s.units_filled) as f64 / total.max(1) as f64,
             sum(|s| s.spills),
             sum(|s| s.fills),
-            total as f64 / lower.max(1) as f64
         );
         let mut t: Vec<f64> = compiled.iter().map(|c| c.1).collect();
         t.sort_by(f64::total_cmp);

@@ -380,10 +380,15 @@ pub fn stats_table(out: &Output) -> String {
         ("registers", s.registers.to_string()),
         ("spills", s.spills.to_string()),
         ("fills", s.fills.to_string()),
-        ("units per instruction", format!("{per:.2}")),
-        ("lower bound", s.lower_bound.to_string()),
-        ("IR ops", s.ir_ops.to_string()),
     ];
+    // 0: a target that issues one operation per instruction reports neither.
+    if s.units_filled > 0 {
+        rows.push(("units per instruction", format!("{per:.2}")));
+    }
+    if s.lower_bound > 0 {
+        rows.push(("lower bound", s.lower_bound.to_string()));
+    }
+    rows.push(("IR ops", s.ir_ops.to_string()));
     rows.extend(s.extra.iter().map(|(k, v)| (*k, v.to_string())));
     rows.iter()
         .map(|(k, v)| format!("{k:<22} {v:>8}\n"))
