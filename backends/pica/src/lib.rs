@@ -37,6 +37,7 @@ pub mod float24;
 pub mod instr;
 pub mod isa;
 pub mod lower;
+pub mod outmap;
 pub mod regalloc;
 pub mod shbin;
 pub mod sim;

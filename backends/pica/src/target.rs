@@ -10,15 +10,15 @@
 
 use irc_backend::regalloc::Allocation;
 use irc_backend::{
-    CompileOptions, Container, Denormals, Diagnostic, Diagnostics, IoSource, Oracle, Output,
-    Pipeline, PipelineKind, Simulator, Stats, Target, TargetCaps, Tolerance, UniformSource,
+    CompileOptions, Container, Denormals, Diagnostic, Diagnostics, Oracle, Output, Pipeline,
+    PipelineKind, Simulator, Stats, Target, TargetCaps, Tolerance, UniformSource,
 };
-use irc_ir::{BuiltIn, Module, ShaderStage};
+use irc_ir::{Module, ShaderStage};
 
 use crate::instr::{Dst as HDst, DstReg, Instr, Mask, Src, SrcReg, Swizzle};
 use crate::isa::{limits, AddrIndex, Opcode};
 use crate::lower::mir::{Dst, MOp, Operand, Reg};
-use crate::{decode, disasm, encode, float24, lower, regalloc, shbin, sim_io};
+use crate::{decode, disasm, encode, float24, lower, outmap, regalloc, shbin, sim_io};
 
 /// The PICA200 vertex shader target.
 #[derive(Debug, Clone, Copy, Default)]
@@ -258,7 +258,8 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
     let decoded = decode::decode_program(&words, &descs)
         .map_err(|e| internal(format!("the decoder rejects the encoder's output: {e}")))?;
     let disassembly = disasm::disassemble_program(&decoded, &[(0, Some(words.len()))]);
-    let reflection = lowered.reflection;
+    let mut reflection = lowered.reflection;
+    let outmap = outmap::build(module, &reflection.outputs);
     let end = words.len() as u32;
     let container = options.container.then(|| Container {
         format: "shbin",
@@ -268,8 +269,12 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
             &lowered.literals,
             lowered.literal_base,
             &reflection,
+            &outmap,
         )),
     });
+    reflection.target = Some(irc_backend::TargetPart::new(outmap::PicaReflection {
+        outmap,
+    }));
     let stats = Stats {
         instructions: words.len() as u32,
         code_bytes: 4 * words.len() as u32,
@@ -293,8 +298,8 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
     })
 }
 
-/// The SHBIN of one vertex shader: DEF constants for the literal pool, `.out` entries (position
-/// for `Position`, `dummy` for the rest: the application maps them), `.fvec` names `c<n>` for
+/// The SHBIN of one vertex shader: DEF constants for the literal pool, `.out` entries from the
+/// output map ([`outmap`]: semantics from the IR's names, `dummy` where PICA has none), `.fvec` names `c<n>` for
 /// the application's uniforms and `v<n>` for the inputs.
 fn container(
     words: &[u32],
@@ -302,6 +307,7 @@ fn container(
     literals: &[[u32; 4]],
     literal_base: u8,
     r: &irc_backend::Reflection,
+    map: &[outmap::OutMapEntry],
 ) -> shbin::Shbin {
     let mut d = shbin::Dvle::new(shbin::ShaderType::Vertex);
     d.main = 0;
@@ -331,21 +337,10 @@ fn container(
             });
         }
     }
-    for o in &r.outputs {
-        let semantic = match o.target {
-            IoSource::BuiltIn(BuiltIn::Position) => shbin::semantic::POSITION,
-            _ => shbin::semantic::DUMMY,
-        };
-        for k in 0..u32::from(o.components).div_ceil(4) {
-            let n = (u32::from(o.components) - 4 * k).min(4);
-            d.output_mask |= 1 << (o.register + k);
-            d.outputs.push(shbin::OutputEntry {
-                semantic,
-                reg: (o.register + k) as u16,
-                mask: (1 << n) - 1,
-            });
-        }
+    for e in map {
+        d.output_mask |= 1 << e.reg;
     }
+    d.outputs = outmap::entries(map);
     d.uniforms.sort_by_key(|u| u.first);
     shbin::Shbin {
         code: words.to_vec(),
