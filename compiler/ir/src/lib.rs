@@ -26,6 +26,7 @@ pub mod ssa_util;
 pub mod strings;
 pub mod text;
 pub mod types;
+mod uses;
 pub mod verifier;
 
 pub use builder::{Builder, Position};

@@ -12,6 +12,7 @@ use crate::entities::SsaDef;
 use crate::op::{Op, Operand};
 use crate::opcode::OpCode;
 use crate::types::Type;
+use crate::uses::UseLists;
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -68,7 +69,7 @@ pub enum BuildError {
 pub struct Module {
     ops: PrimaryMap<SsaDef, Op>,
     nodes: SecondaryMap<SsaDef, Node>,
-    uses: SecondaryMap<SsaDef, SmallVec<[SsaDef; 2]>>,
+    uses: UseLists,
     decls: List,
     code: List,
     constants: FxHashMap<Op, SsaDef>,
@@ -113,9 +114,9 @@ impl Module {
         if bound > 0 {
             let last = SsaDef::new(bound - 1);
             m.nodes.resize(bound);
-            m.uses.resize(bound);
-            // Touch the last entry so both maps are sized once, not grown step by step.
-            let _ = (&m.nodes[last], &m.uses[last]);
+            m.uses.reserve_ids(bound);
+            // Touch the last entry so the map is sized once, not grown step by step.
+            let _ = &m.nodes[last];
         }
         for _ in 0..bound {
             m.ops.push(Op::new(OpCode::Unknown, Type::void()));
@@ -152,7 +153,7 @@ impl Module {
                     if !m.is_live(t) {
                         return Err(BuildError::DanglingRef { def, target: t });
                     }
-                    m.uses[t].push(def);
+                    m.uses.push(t, def);
                 }
             }
         }
@@ -203,7 +204,7 @@ impl Module {
     }
     /// The ops that reference `d`, one entry per referencing operand.
     pub fn uses(&self, d: SsaDef) -> &[SsaDef] {
-        &self.uses[d]
+        self.uses.get(d)
     }
     /// The op after `d` in program order (crossing from declarations into code).
     pub fn next(&self, d: SsaDef) -> Option<SsaDef> {
@@ -340,11 +341,11 @@ impl Module {
             self.constants.remove(&self.ops[d]);
         }
         if let Operand::Ref(old) = self.ops[d].operands[i] {
-            remove_one(&mut self.uses[old], d);
+            self.uses.remove_one(old, d);
         }
         self.ops[d].operands[i] = operand;
         if let Operand::Ref(new) = operand {
-            self.uses[new].push(d);
+            self.uses.push(new, d);
         }
         if is_const {
             self.constants.entry(self.ops[d].clone()).or_insert(d);
@@ -370,7 +371,7 @@ impl Module {
         if old == new {
             return;
         }
-        let users = std::mem::take(&mut self.uses[old]);
+        let users = self.uses.take(old);
         let mut done: SmallVec<[SsaDef; 4]> = SmallVec::new();
         for u in users {
             if done.contains(&u) {
@@ -389,7 +390,7 @@ impl Module {
     /// debug or semantic op, which is removed with it).
     pub fn remove(&mut self, d: SsaDef) {
         assert!(self.is_live(d), "remove of removed op {d}");
-        let users: SmallVec<[SsaDef; 4]> = self.uses[d].iter().copied().collect();
+        let users: SmallVec<[SsaDef; 4]> = self.uses.get(d).iter().copied().collect();
         for u in users {
             if u == d || !self.is_live(u) {
                 continue;
@@ -403,7 +404,7 @@ impl Module {
             self.remove(u);
         }
         self.unregister(d);
-        self.uses[d].clear();
+        self.uses.clear_of(d);
         self.unlink(d);
         self.ops[d] = Op::new(OpCode::Unknown, Type::void());
     }
@@ -439,7 +440,7 @@ impl Module {
     fn register(&mut self, d: SsaDef) {
         for i in 0..self.ops[d].operands.len() {
             if let Operand::Ref(t) = self.ops[d].operands[i] {
-                self.uses[t].push(d);
+                self.uses.push(t, d);
             }
         }
         if self.ops[d].opcode.is_constant_like() {
@@ -450,7 +451,7 @@ impl Module {
     fn unregister(&mut self, d: SsaDef) {
         for i in 0..self.ops[d].operands.len() {
             if let Operand::Ref(t) = self.ops[d].operands[i] {
-                remove_one(&mut self.uses[t], d);
+                self.uses.remove_one(t, d);
             }
         }
         if self.ops[d].opcode.is_constant_like() && self.constants.get(&self.ops[d]) == Some(&d) {
@@ -465,7 +466,7 @@ impl Module {
             self.constants.remove(&self.ops[d]);
         }
         self.ops[d].operands[i] = Operand::Ref(new);
-        self.uses[new].push(d);
+        self.uses.push(new, d);
         if is_const {
             self.constants.entry(self.ops[d].clone()).or_insert(d);
         }
@@ -580,9 +581,3 @@ impl PartialEq for Module {
 }
 
 impl Eq for Module {}
-
-fn remove_one(v: &mut SmallVec<[SsaDef; 2]>, d: SsaDef) {
-    if let Some(i) = v.iter().position(|&x| x == d) {
-        v.swap_remove(i);
-    }
-}

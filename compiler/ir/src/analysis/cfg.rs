@@ -20,8 +20,8 @@ use crate::entities::SsaDef;
 use crate::enums::Construct;
 use crate::module::Module;
 use crate::opcode::OpCode;
-use cranelift_entity::{entity_impl, PrimaryMap};
-use rustc_hash::FxHashMap;
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
 use smallvec::SmallVec;
 
 /// A basic block of one function's [`Cfg`], numbered in program order from 0 (the entry).
@@ -107,8 +107,9 @@ pub struct BlockData {
 pub struct Cfg {
     function: FunctionRange,
     blocks: PrimaryMap<Block, BlockData>,
-    by_label: FxHashMap<SsaDef, Block>,
-    block_of: FxHashMap<SsaDef, Block>,
+    /// The block of each op inside a block (a dense map over the module's ids: one slot store per
+    /// op instead of a hash insert, as the CFG is rebuilt after every control-flow change).
+    block_of: SecondaryMap<SsaDef, PackedOption<Block>>,
     stray: Vec<SsaDef>,
 }
 
@@ -118,10 +119,10 @@ impl Cfg {
         let mut cfg = Cfg {
             function: f,
             blocks: PrimaryMap::new(),
-            by_label: FxHashMap::default(),
-            block_of: FxHashMap::default(),
+            block_of: SecondaryMap::new(),
             stray: Vec::new(),
         };
+        cfg.block_of.resize(m.id_bound());
         let mut cur: Option<Block> = None;
         for d in f.body(m) {
             let opcode = m.opcode(d);
@@ -133,15 +134,14 @@ impl Cfg {
                     succs: SmallVec::new(),
                     preds: SmallVec::new(),
                 });
-                cfg.by_label.insert(d, b);
-                cfg.block_of.insert(d, b);
+                cfg.block_of[d] = b.into();
                 cur = Some(b);
                 continue;
             }
             match cur {
                 Some(b) => {
                     cfg.blocks[b].ops.push(d);
-                    cfg.block_of.insert(d, b);
+                    cfg.block_of[d] = b.into();
                     if opcode.is_terminator() {
                         cfg.blocks[b].terminator = Some(d);
                         cur = None;
@@ -157,7 +157,7 @@ impl Cfg {
             };
             let mut succs: SmallVec<[Block; 2]> = SmallVec::new();
             for target in branch_targets(m, t) {
-                if let Some(&s) = cfg.by_label.get(&target) {
+                if let Some(s) = cfg.block_of_label(target) {
                     if !succs.contains(&s) {
                         succs.push(s);
                     }
@@ -208,11 +208,12 @@ impl Cfg {
     }
     /// The block a `Label` opens, if it is a label of this function.
     pub fn block_of_label(&self, label: SsaDef) -> Option<Block> {
-        self.by_label.get(&label).copied()
+        self.block_of(label)
+            .filter(|&b| self.blocks[b].label == label)
     }
     /// The block containing op `d`, if `d` is inside a block of this function.
     pub fn block_of(&self, d: SsaDef) -> Option<Block> {
-        self.block_of.get(&d).copied()
+        self.block_of[d].expand()
     }
     /// Ops of the function body that belong to no block: before the first `Label` or between a
     /// terminator and the next `Label`. Empty for well-formed structured code.
