@@ -281,8 +281,9 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
         registers: u32::from(alloc.registers_used),
         spills: 0,
         fills: 0,
+        // One operation per word: no units to fill, no bound computed.
         units_filled: 0,
-        lower_bound: 1,
+        lower_bound: 0,
         ir_ops: lowered.ir_ops,
         extra: vec![
             ("operand-descriptors", descs.len() as u64),

@@ -149,7 +149,10 @@ pub fn summary(target: &dyn Target, metrics: &[ShaderMetrics], rows: &[Row]) -> 
         // Targets that issue one operation per instruction report no units or bound (0).
         let units = sum(|s| s.units_filled);
         let units = if units > 0 {
-            format!("; {:.2} units per instruction", units as f64 / total.max(1) as f64)
+            format!(
+                "; {:.2} units per instruction",
+                units as f64 / total.max(1) as f64
+            )
         } else {
             String::new()
         };
