@@ -84,6 +84,9 @@ macro_rules! agal_target {
                 let p = asm::assemble(text).map_err(|e| Diagnostic::input(e.to_string()))?;
                 encode::encode_program_checked(&p).map_err(|e| Diagnostic::input(e.to_string()))
             }
+            fn validate(&self, bytes: &[u8]) -> Option<Result<Vec<Diagnostic>, Diagnostic>> {
+                Some(Ok(validate_bytes(bytes)))
+            }
             fn simulator(&self) -> Option<&dyn Simulator> {
                 Some(&SIM)
             }
@@ -106,6 +109,16 @@ agal_target!(
     ShaderStage::Vertex,
     "Adobe Stage3D AGAL 1-3 vertex program"
 );
+
+/// The runtime validator's verdict on any AGAL bytes (either shader type: the header says
+/// which), in the most permissive profile: the broken rule, with its error number, token and
+/// byte offset, as one `Input` diagnostic (the validator stops at the first, like Flash).
+fn validate_bytes(bytes: &[u8]) -> Vec<Diagnostic> {
+    match validate(bytes, &ValidateOptions::default()) {
+        Ok(_) => Vec::new(),
+        Err(e) => vec![Diagnostic::input(e.to_string())],
+    }
+}
 
 fn internal(msg: impl Into<String>) -> Diagnostic {
     Diagnostic::internal(None, msg)

@@ -55,6 +55,15 @@ pub trait Target: Sync {
     fn disassemble(&self, bytes: &[u8]) -> Result<String, Diagnostic>;
     /// Assembles text in the disassembler's syntax to the code section's bytes.
     fn assemble(&self, text: &str) -> Result<Vec<u8>, Diagnostic>;
+    /// Checks any bytes (a program's code section, as [`Target::disassemble`] reads them)
+    /// with the target's own validator (the rules the runtime checks before accepting a
+    /// program): `Ok` with one diagnostic per broken rule, each naming the rule's error number
+    /// and the instruction, empty when the program is valid; `Err` when the bytes cannot be
+    /// checked at all. `None`: the target has no validator (the default).
+    fn validate(&self, bytes: &[u8]) -> Option<Result<Vec<Diagnostic>, Diagnostic>> {
+        let _ = bytes;
+        None
+    }
     /// The simulator that runs its programs, for the differential harness.
     fn simulator(&self) -> Option<&dyn Simulator> {
         None

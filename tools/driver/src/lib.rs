@@ -125,6 +125,43 @@ pub fn find_target(registry: &Registry, name: &str) -> Result<&'static dyn Targe
     })
 }
 
+/// Checks `bytes` (a program's code section) with the validator of the built-in target or
+/// family named `target` ([`Target::validate`]; a family name picks any of its targets, whose
+/// validators read the same format): the broken rules, each an `Input` diagnostic naming its
+/// error number and instruction, empty when the program is valid. Errors: an unknown name, a
+/// target without a validator, or bytes that cannot be checked at all.
+///
+/// ```
+/// // An empty AGAL program breaks rule #3615 (agal.md §7).
+/// let broken = irc::validate(&[], "agal").unwrap();
+/// assert!(broken[0].message.contains("Error #3615"));
+/// // Lima has no validator; unknown names are errors too.
+/// assert!(irc::validate(&[], "lima-fp").unwrap_err().to_string().contains("no validator"));
+/// assert!(irc::validate(&[], "no-such-target").is_err());
+/// ```
+pub fn validate(bytes: &[u8], target: &str) -> Result<Vec<Diagnostic>, Diagnostics> {
+    let registry = Registry::builtin();
+    let t = registry.resolve(target).ok_or_else(|| {
+        Diagnostics::from(Diagnostic::input(format!(
+            "unknown target `{target}` (known targets: {})",
+            registry.names().join(", ")
+        )))
+    })?;
+    validate_for(bytes, t)
+}
+
+/// [`validate`] for a target value.
+pub fn validate_for(bytes: &[u8], target: &dyn Target) -> Result<Vec<Diagnostic>, Diagnostics> {
+    diag::guard(|| match target.validate(bytes) {
+        Some(r) => r.map_err(Diagnostics::from),
+        None => Err(Diagnostic::unsupported(
+            None,
+            format!("target `{}` has no validator", target.name()),
+        )
+        .into()),
+    })
+}
+
 /// The shader stage of `input`'s entry point (to pick a target whose
 /// [`Target::stages`] has it). Errors: the reader's `Input` diagnostic, or one for a module
 /// without an entry point.

@@ -63,6 +63,13 @@ impl Registry {
             .collect()
     }
 
+    /// The target with this `--target` name, or else the first target of the family with this
+    /// name (for commands that read a family's shared format, such as `irc validate`).
+    pub fn resolve(&self, name: &str) -> Option<&'static dyn Target> {
+        self.target(name)
+            .or_else(|| self.targets.iter().copied().find(|t| t.family() == name))
+    }
+
     /// Names of every target.
     pub fn names(&self) -> Vec<&'static str> {
         self.targets.iter().map(|t| t.name()).collect()

@@ -1,7 +1,8 @@
 //! `irc`: the command-line driver of the irc shader compiler.
 //!
 //! Subcommands: `compile` (to machine code; also `irc --target T FILE` without the
-//! subcommand), `disasm` / `asm` (machine code ↔ assembly), `dump`, `verify`, `convert` (IR
+//! subcommand), `disasm` / `asm` (machine code ↔ assembly), `validate` (a target's
+//! validator on machine code), `dump`, `verify`, `convert` (IR
 //! formats), `opt` (passes), `run` (the reference interpreter), `corpus` (the project's
 //! yardstick over the shared corpus), `test` (filetests), `bench` (speed), `ops` (the opcode
 //! table: operands, classes and meaning of every op). Errors go to stderr
@@ -19,6 +20,7 @@ mod load;
 mod ops;
 mod opt;
 mod run;
+mod validate;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -50,6 +52,14 @@ enum Command {
     Compile(compile::CompileArgs),
     /// Disassemble machine code (raw little-endian words, or an MBS1 container).
     Disasm {
+        input: PathBuf,
+        #[arg(long, short = 't')]
+        target: String,
+    },
+    /// Check machine code with the target's validator (the runtime's upload-time rules):
+    /// each broken rule with its error number and instruction; exit 0 valid, 1 invalid,
+    /// 2 on usage or read errors. `--target` may name a family (`agal`).
+    Validate {
         input: PathBuf,
         #[arg(long, short = 't')]
         target: String,
@@ -190,6 +200,7 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
     match cmd {
         Command::Compile(args) => compile::run(&args),
         Command::Disasm { input, target } => disasm::run(&target, &input),
+        Command::Validate { input, target } => Ok(validate::run(&target, &input)),
         Command::Targets => {
             print!("{}", irc::listing::listing(irc::Registry::builtin()));
             Ok(ExitCode::SUCCESS)
