@@ -741,6 +741,47 @@ impl<'a> Lower<'a> {
             .collect()
     }
 
+    /// `c ? a : b` for a 0/1 condition `c`, exact even when the untaken side is NaN (`na`/`nb`:
+    /// that side may be NaN). Uses the §10 rules `0 · ±inf = 0`, `max(NaN, y) = y`,
+    /// `max(x, NaN) = NaN`, `NaN >= NaN` is false, `inf − inf = NaN`:
+    /// - `x' = max(x, −inf)` is `x` with NaN replaced by −inf, so `s = c·a' + (1−c)·b'` is the
+    ///   taken value except that a taken NaN reads −inf (the untaken side contributes `0 · x' = 0`);
+    /// - `f = sge(x, x)` is 0 exactly when `x` is NaN; `k = 1 − c·fa − (1−c)·fb` flags a taken NaN;
+    /// - `q = k·inf − inf` is NaN when `k = 1` and −inf when `k = 0`; `max(s, q)` is then the taken
+    ///   value bit for bit (NaN, ±inf included).
+    fn exact_select(&mut self, c: &[C], a: &[C], b: &[C], na: bool, nb: bool) -> Comps {
+        let neg = |v: &[C]| -> Comps { v.iter().copied().map(C::negated).collect() };
+        let n = c.len();
+        let one = Self::splat(1.0, n);
+        let inf = Self::splat(f32::INFINITY, n);
+        let nc = self.vec_op(Opcode::Add, &[&one, &neg(c)]);
+        let clean = |this: &mut Self, x: &[C], may: bool| -> (Comps, Comps) {
+            if may {
+                let x2 = this.vec_op(Opcode::Max, &[x, &neg(&inf)]);
+                let f = this.vec_op(Opcode::Sge, &[x, x]);
+                (x2, f)
+            } else {
+                (x.iter().copied().collect(), one.clone())
+            }
+        };
+        let (a2, fa) = clean(self, a, na);
+        let (b2, fb) = clean(self, b, nb);
+        let t = self.vec_op(Opcode::Mul, &[&nc, &b2]);
+        let s = self.vec_op(Opcode::Mad, &[c, &a2, &t]);
+        let k = match (na, nb) {
+            // k = c·(1 − fa)
+            (true, false) => self.vec_op(Opcode::Mad, &[&neg(c), &fa, c]),
+            // k = (1 − c)·(1 − fb)
+            (false, true) => self.vec_op(Opcode::Mad, &[&neg(&nc), &fb, &nc]),
+            _ => {
+                let w = self.vec_op(Opcode::Mad, &[&neg(&nc), &fb, &one]);
+                self.vec_op(Opcode::Mad, &[&neg(c), &fa, &w])
+            }
+        };
+        let q = self.vec_op(Opcode::Mad, &[&k, &inf, &neg(&inf)]);
+        self.vec_op(Opcode::Max, &[&s, &q])
+    }
+
     /// A scalar op (RCP RSQ EX2 LG2) per component.
     fn scalar_op(&mut self, op: Opcode, a: &[C]) -> Comps {
         let t = self.prog.new_vreg(a.len() as u8);
@@ -1050,7 +1091,16 @@ impl<'a> Lower<'a> {
                     c
                 };
                 let is = |v: &Comps, x: f32| v.iter().all(|k| k.loc == Loc::Lit(x.to_bits()));
-                if is(&b, 0.0) && is(&a, 1.0) {
+                // A side that may be NaN leaks through `0 · NaN = NaN` when it is not taken.
+                let may_nan = |v: &Comps| {
+                    !v.iter()
+                        .all(|k| matches!(k.loc, Loc::Lit(x) if !f32::from_bits(x).is_nan()))
+                };
+                let float = op.ty.is_basic_where(|s| s.is_float());
+                if float && (may_nan(&a) || may_nan(&b)) {
+                    let (na, nb) = (may_nan(&a), may_nan(&b));
+                    self.exact_select(&c, &a, &b, na, nb)
+                } else if is(&b, 0.0) && is(&a, 1.0) {
                     c
                 } else if is(&b, 0.0) {
                     self.vec_op(Opcode::Mul, &[&c, &a])
