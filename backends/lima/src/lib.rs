@@ -13,10 +13,11 @@
 //! * [`pp::sim`] — a 2×2-quad simulator executing decoded programs in fp16 (or fp32) arithmetic, which the
 //!   test harness runs against the reference interpreter.
 //!
-//! The GP side, [`gp`], holds the reference pieces of the `lima-vp` target written independently of
-//! its compiler: [`gp::isa`] (THE 128-bit instruction table), [`gp::encode`] / [`gp::decode`],
-//! [`gp::disasm`] / [`gp::asm`], and [`gp::sim`] (forwarding windows and latencies modelled, strict
-//! mode) behind the generic simulator interface ([`gp::sim_io`]).
+//! The GP side, [`gp`], is the `lima-vp` target, [`gp::LimaVp`]: its compiler ([`gp::lower`],
+//! [`gp::sched`], [`gp::target`]) and the reference pieces written independently of it:
+//! [`gp::isa`] (THE 128-bit instruction table), [`gp::encode`] / [`gp::decode`], [`gp::disasm`] /
+//! [`gp::asm`], and [`gp::sim`] (forwarding windows and latencies modelled, strict mode) behind
+//! the generic simulator interface ([`gp::sim_io`]).
 //!
 //! The authoritative reference for every encoding and semantic choice is `shared/reference/lima.md`; section
 //! numbers (§n) in the docs of this crate refer to it.

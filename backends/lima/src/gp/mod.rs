@@ -15,6 +15,10 @@
 //! * [`sim`] — a simulator modelling the forwarding windows and latencies (strict mode reports a
 //!   read of a value not yet available); [`sim_io`] puts it behind the generic
 //!   `irc_backend::Simulator` interface.
+//!
+//! The compiler, [`target::LimaVp`] (target `lima-vp`): [`lower`] (IR → [`mir`], scalar nodes
+//! and the uniform layout) → [`sched`] (instructions, forwarding and registers together) →
+//! [`encode`]; [`mbs`] writes the MBS1 container; [`caps`] is what the shared passes read.
 
 pub mod asm;
 pub mod caps;
@@ -24,6 +28,7 @@ pub mod encode;
 pub mod instr;
 pub mod isa;
 pub mod lower;
+pub mod mbs;
 pub mod mir;
 pub mod sched;
 pub mod sim;

@@ -4,7 +4,7 @@
 //! Stages: [`super::lower`] (IR → scalar nodes, uniforms and reflection), [`super::sched`]
 //! (instructions, forwarding and registers together), then the encoder. The disassembly in the
 //! [`Output`] is decoded back from the final words by the independent decoder; the container
-//! is MBS1 with the code in `DBIN` (as the blob compiler writes it, reference §16).
+//! is MBS1 with a `CVER` chunk ([`super::mbs`], reference §16).
 
 use irc_backend::output::bytes_of;
 use irc_backend::{
@@ -127,7 +127,7 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
     };
     let container = options.container.then(|| Container {
         format: "mbs1",
-        bytes: crate::pp::mbs::write_mbs1(&words, &reflection),
+        bytes: super::mbs::write_mbs1(&scheduled.instrs, &words),
     });
     Ok(Output {
         sections: vec![Section {

@@ -647,16 +647,6 @@ impl Sched<'_> {
                 continue;
             }
             let kept = self.keep(&val);
-            if std::env::var("GP_DEBUG").is_ok() && kept.is_none() {
-                let busy = self.slot_free.iter().filter(|&&f| f > t).count();
-                eprintln!(
-                    "rescue fail t={t} v={v} def={} kind={:?} busy slots={busy}",
-                    val.def, val.kind
-                );
-                for c in t.saturating_sub(3)..=t {
-                    eprintln!("  {c}: {:?}", self.cycles[c as usize].ins.store);
-                }
-            }
             let home = kept.ok_or_else(|| {
                 Diagnostic::limit(format!(
                     "no register component or store unit free to keep a value past its \
