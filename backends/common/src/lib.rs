@@ -6,6 +6,8 @@
 //! * [`output`] — the [`Output`] of a compilation: code as named byte [`Section`]s, optional
 //!   [`Container`], disassembly, [`Reflection`], [`Stats`].
 //! * [`diagnostic`] — [`Diagnostics`]: the "unsupported op / over a limit" errors users see.
+//! * [`io_plan`] — the uniform/varying/sampler slot plan lowerings share (uniform arrays densely
+//!   packed or whole with a zero slot, the literal pool), and the [`Reflection`] it yields.
 //! * [`reflection`] — how the compiled program binds to the outside world: input slots, uniform
 //!   slots (and what fills them), samplers, output registers, plus a target-specific part.
 //! * [`reflection_json`] — the reflection as one versioned JSON document for every target
@@ -24,6 +26,7 @@
 
 pub mod bits;
 pub mod diagnostic;
+pub mod io_plan;
 pub mod machine;
 pub mod options;
 pub mod output;

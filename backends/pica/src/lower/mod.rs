@@ -19,6 +19,7 @@
 
 pub mod mir;
 
+use irc_backend::io_plan::{const_index, flat_size};
 use irc_backend::regalloc::VReg;
 use irc_backend::{Diagnostic, IoSource, OutputBinding, UniformBinding, UniformSource};
 use irc_backend::{Reflection, VaryingBinding};
@@ -28,7 +29,7 @@ use irc_ir::format::{
     DclInput, DclInputBuiltIn, DclOutput, DclOutputBuiltIn, DescriptorLoad, Dot, EntryPoint,
     FRound, Load, Select, Store,
 };
-use irc_ir::{BuiltIn, Module, OpCode, ScalarType, SsaDef, Type};
+use irc_ir::{BuiltIn, Module, OpCode, ScalarType, SsaDef};
 use rustc_hash::FxHashMap;
 use smallvec::{smallvec, SmallVec};
 
@@ -85,34 +86,6 @@ pub struct Lowered {
     pub literal_base: u8,
     pub reflection: Reflection,
     pub ir_ops: u32,
-}
-
-/// Number of flattened scalar components of a type.
-pub fn flat_size(t: &Type) -> Option<u64> {
-    let per: u64 = t.members().iter().map(|m| u64::from(m.vec_size())).sum();
-    let mut n = per;
-    for &d in t.array_dims() {
-        if d == 0 {
-            return None;
-        }
-        n = n.checked_mul(u64::from(d))?;
-    }
-    Some(n)
-}
-
-fn const_index(m: &Module, d: Option<SsaDef>) -> Option<u64> {
-    let op = m.op(d?);
-    if op.opcode != OpCode::Constant {
-        return None;
-    }
-    let bits = Constant::of(op).scalar(0)?;
-    let t = op.ty.as_scalar()?;
-    if t.is_float() {
-        let f = f32::from_bits(bits as u32);
-        (f >= 0.0 && f.fract() == 0.0).then_some(f as u64)
-    } else {
-        Some(bits)
-    }
 }
 
 struct OutDecl {

@@ -6,40 +6,13 @@ use irc_ir::format::{
     AlignedLoad, CompositeConstruct, Constant, DclBinding, DclInput, DclInputBuiltIn, DclOutput,
     DclOutputBuiltIn, DescriptorLoad, Load, Store,
 };
-use irc_ir::{BuiltIn, Module, OpCode, ScalarType, SsaDef, Type};
+use irc_ir::{BuiltIn, OpCode, ScalarType, SsaDef};
+
+pub use irc_backend::io_plan::{const_index, flat_size};
 
 use super::super::isa::{ATTRIBUTES, VARYINGS};
 use super::super::mir::{Operand, Src};
 use super::{Comps, Lower, OutDecl, UniKey, C};
-
-/// Number of flattened scalar components of a type.
-pub fn flat_size(t: &Type) -> Option<u64> {
-    let per: u64 = t.members().iter().map(|m| u64::from(m.vec_size())).sum();
-    let mut n = per;
-    for &d in t.array_dims() {
-        if d == 0 {
-            return None;
-        }
-        n = n.checked_mul(u64::from(d))?;
-    }
-    Some(n)
-}
-
-/// The value of a constant scalar index.
-pub fn const_index(m: &Module, d: Option<SsaDef>) -> Option<u64> {
-    let op = m.op(d?);
-    if op.opcode != OpCode::Constant {
-        return None;
-    }
-    let bits = Constant::of(op).scalar(0)?;
-    let t = op.ty.as_scalar()?;
-    if t.is_float() {
-        let f = f32::from_bits(bits as u32);
-        (f >= 0.0 && f.fract() == 0.0).then_some(f as u64)
-    } else {
-        Some(bits)
-    }
-}
 
 impl Lower<'_> {
     /// Inputs → attributes `a<location>`; outputs → varyings: the position in v0, the others

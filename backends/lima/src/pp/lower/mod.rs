@@ -87,7 +87,7 @@ pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
     let ir_ops = m.code().count() as u32;
     Ok(Lowered {
         program: l.prog,
-        reflection: l.io.reflection(),
+        reflection: io::reflection(&l.io),
         ir_ops,
     })
 }
