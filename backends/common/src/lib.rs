@@ -8,6 +8,7 @@
 //! * [`diagnostic`] — [`Diagnostics`]: the "unsupported op / over a limit" errors users see.
 //! * [`io_plan`] — the uniform/varying/sampler slot plan lowerings share (uniform arrays densely
 //!   packed or whole with a zero slot, the literal pool), and the [`Reflection`] it yields.
+//! * [`ir_reads`] — constant lanes and descriptor bindings read the same way by every lowering.
 //! * [`reflection`] — how the compiled program binds to the outside world: input slots, uniform
 //!   slots (and what fills them), samplers, output registers, plus a target-specific part.
 //! * [`reflection_json`] — the reflection as one versioned JSON document for every target
@@ -27,6 +28,7 @@
 pub mod bits;
 pub mod diagnostic;
 pub mod io_plan;
+pub mod ir_reads;
 pub mod machine;
 pub mod options;
 pub mod output;

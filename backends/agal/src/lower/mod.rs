@@ -22,6 +22,7 @@ mod flow;
 mod fuse;
 pub mod io;
 
+use irc_backend::ir_reads::{constant_lanes, descriptor_binding};
 use irc_backend::reflection::ResourceBinding;
 use irc_backend::{Diagnostic, IoSource, Reflection, SamplerKind, VaryingBinding};
 use irc_ir::analysis::cfg::{self, Cfg};
@@ -30,7 +31,7 @@ use irc_ir::format::{
     DclInput, DclInputBuiltIn, DclOutput, DclOutputBuiltIn, Deriv, DescriptorLoad, Dot, EntryPoint,
     ImageSample, Load, Select, Store,
 };
-use irc_ir::{BuiltIn, Module, OpCode, ResourceKind, ScalarType, ShaderStage, SsaDef};
+use irc_ir::{BuiltIn, Module, OpCode, ResourceKind, ShaderStage, SsaDef};
 use rustc_hash::FxHashMap;
 
 use crate::isa::{Opcode, ShaderKind};
@@ -335,37 +336,11 @@ impl Lower<'_> {
     }
 
     fn constant(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
-        let op = self.m.op(d);
-        let n = flat_size(&op.ty).ok_or_else(|| self.diag(d, "constant of unbounded type"))?;
-        if n > 64 {
-            return Err(self.diag(d, "constant aggregate too large"));
-        }
-        if op.opcode == OpCode::Undef {
-            return Ok((0..n).map(|_| Comp::Lit(0.0)).collect());
-        }
-        let mut scalars: Vec<ScalarType> = Vec::new();
-        for _ in 0..op.ty.array_dims().iter().product::<u32>().max(1) {
-            for m in op.ty.members() {
-                for _ in 0..m.vec_size() {
-                    scalars.push(m.scalar_type());
-                }
-            }
-        }
-        let lits: Vec<u64> = op.literals().collect();
-        let mut out = Comps::new();
-        for (i, t) in scalars.iter().enumerate() {
-            let bits = lits.get(i).copied().unwrap_or(0);
-            let x = match t {
-                ScalarType::Bool => f32::from(u8::from(bits != 0)),
-                ScalarType::F32 => f32::from_bits(bits as u32),
-                ScalarType::F64 => f64::from_bits(bits) as f32,
-                t if t.is_signed_int() => bits as i32 as f32,
-                t if t.is_int() => bits as u32 as f32,
-                _ => return Err(self.diag(d, format!("constant of type {t:?}"))),
-            };
-            out.push(Comp::Lit(x));
-        }
-        Ok(out)
+        let lanes = constant_lanes(self.m, d, 64).map_err(|e| self.diag(d, e))?;
+        Ok(lanes
+            .into_iter()
+            .map(|lane| Comp::Lit(lane.value))
+            .collect())
     }
 
     // ---- operands ----------------------------------------------------------------------
@@ -1412,26 +1387,7 @@ impl Lower<'_> {
     }
 
     fn binding_of(&self, d: SsaDef, want: OpCode) -> Result<(ResourceBinding, SsaDef), Diagnostic> {
-        let dl = self.m.op(d);
-        if dl.opcode != OpCode::DescriptorLoad {
-            return Err(self.diag(d, "resource not from a descriptor load"));
-        }
-        let decl = DescriptorLoad::of(dl)
-            .decl()
-            .ok_or_else(|| self.diag(d, "no declaration"))?;
-        let dop = self.m.op(decl);
-        if dop.opcode != want {
-            return Err(self.diag(d, "unexpected descriptor kind"));
-        }
-        let idx = io::const_index(self.m, DescriptorLoad::of(dl).index())
-            .ok_or_else(|| self.diag(d, "dynamically indexed descriptor"))?;
-        Ok((
-            ResourceBinding {
-                space: DclBinding::of(dop).space().unwrap_or(0) as u32,
-                register: (DclBinding::of(dop).register().unwrap_or(0) + idx) as u32,
-            },
-            decl,
-        ))
+        descriptor_binding(self.m, d, want).map_err(|e| self.diag(d, e))
     }
 
     fn sample(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {

@@ -20,6 +20,7 @@
 pub mod mir;
 
 use irc_backend::io_plan::{const_index, flat_size};
+use irc_backend::ir_reads::constant_lanes;
 use irc_backend::regalloc::VReg;
 use irc_backend::{Diagnostic, IoSource, OutputBinding, UniformBinding, UniformSource};
 use irc_backend::{Reflection, VaryingBinding};
@@ -29,7 +30,7 @@ use irc_ir::format::{
     DclInput, DclInputBuiltIn, DclOutput, DclOutputBuiltIn, DescriptorLoad, Dot, EntryPoint,
     FRound, Load, Select, Store,
 };
-use irc_ir::{BuiltIn, Module, OpCode, ScalarType, SsaDef};
+use irc_ir::{BuiltIn, Module, OpCode, SsaDef};
 use rustc_hash::FxHashMap;
 use smallvec::{smallvec, SmallVec};
 
@@ -473,32 +474,13 @@ impl<'a> Lower<'a> {
     }
 
     fn constant(&self, d: SsaDef) -> Result<Comps, Diagnostic> {
-        let op = self.m.op(d);
-        let n = flat_size(&op.ty).ok_or_else(|| self.diag(d, "constant of unbounded type"))?;
-        if op.opcode == OpCode::Undef {
-            return Ok((0..n).map(|_| C::lit(0.0)).collect());
-        }
-        let mut scalars: Vec<ScalarType> = Vec::new();
-        for _ in 0..op.ty.array_dims().iter().product::<u32>().max(1) {
-            for mt in op.ty.members() {
-                for _ in 0..mt.vec_size() {
-                    scalars.push(mt.scalar_type());
-                }
-            }
-        }
-        let lits: Vec<u64> = op.literals().collect();
+        let lanes = constant_lanes(self.m, d, u64::MAX).map_err(|e| self.diag(d, e))?;
         let mut out = Comps::new();
-        for (i, t) in scalars.iter().enumerate() {
-            let bits = lits.get(i).copied().unwrap_or(0);
-            let x = match t {
-                ScalarType::Bool => f32::from(u8::from(bits != 0)),
-                ScalarType::F32 => f32::from_bits(bits as u32),
-                ScalarType::F64 => f64::from_bits(bits) as f32,
-                t if t.is_float() => return Err(self.diag(d, "16-bit float constant")),
-                t if t.is_signed_int() => bits as i32 as f32,
-                _ => bits as u32 as f32,
-            };
-            out.push(C::lit(x));
+        for lane in lanes {
+            if lane.ty.is_float() && lane.ty.byte_size() != 4 && lane.ty.byte_size() != 8 {
+                return Err(self.diag(d, "16-bit float constant"));
+            }
+            out.push(C::lit(lane.value));
         }
         Ok(out)
     }

@@ -1,6 +1,7 @@
 //! Lowering of individual IR ops to machine ops (see the module doc of [`super`]).
 
 use half::f16;
+use irc_backend::ir_reads::{constant_lanes, descriptor_binding};
 use irc_backend::reflection::ResourceBinding;
 use irc_backend::regalloc::VReg;
 use irc_backend::{Diagnostic, IoSource, SamplerKind};
@@ -9,7 +10,7 @@ use irc_ir::format::{
     DclInput, DclInputBuiltIn, Deriv, DescriptorLoad, Dot, FRound, ImageSample, Load, Select,
     Store,
 };
-use irc_ir::{BuiltIn, OpCode, ResourceKind, RoundMode, ScalarType, SsaDef};
+use irc_ir::{BuiltIn, OpCode, ResourceKind, RoundMode, SsaDef};
 use smallvec::{smallvec, SmallVec};
 
 use super::io::{flat_size, UniformLayout};
@@ -46,33 +47,10 @@ impl Lower<'_> {
 
     /// Component sources of a `Constant` / `Undef` op.
     pub fn constant(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
-        let op = self.m.op(d);
-        let n = flat_size(&op.ty).ok_or_else(|| self.diag(d, "constant of unbounded type"))?;
-        if op.opcode == OpCode::Undef {
-            return Ok((0..n).map(|_| konst(0.0)).collect());
-        }
-        let mut scalars: Vec<ScalarType> = Vec::new();
-        for _ in 0..op.ty.array_dims().iter().product::<u32>().max(1) {
-            for m in op.ty.members() {
-                for _ in 0..m.vec_size() {
-                    scalars.push(m.scalar_type());
-                }
-            }
-        }
-        let lits: Vec<u64> = op.literals().collect();
+        let lanes = constant_lanes(self.m, d, u64::MAX).map_err(|e| self.diag(d, e))?;
         let mut out = Comps::new();
-        for (i, t) in scalars.iter().enumerate() {
-            let bits = lits.get(i).copied().unwrap_or(0);
-            let x = match t {
-                ScalarType::Bool => f32::from(u8::from(bits != 0)),
-                ScalarType::F32 => f32::from_bits(bits as u32),
-                ScalarType::F16 | ScalarType::MinF16 => f16::from_bits(bits as u16).to_f32(),
-                ScalarType::F64 => f64::from_bits(bits) as f32,
-                t if t.is_signed_int() => bits as i32 as f32,
-                t if t.is_int() => bits as u32 as f32,
-                _ => f32::from_bits(bits as u32),
-            };
-            let s = self.scalar_const(x);
+        for lane in lanes {
+            let s = self.scalar_const(lane.value);
             out.push(s);
         }
         Ok(out)
@@ -1110,26 +1088,7 @@ impl Lower<'_> {
     }
 
     fn binding_of(&self, d: SsaDef, want: OpCode) -> Result<(ResourceBinding, SsaDef), Diagnostic> {
-        let dl = self.m.op(d);
-        if dl.opcode != OpCode::DescriptorLoad {
-            return Err(self.diag(d, "resource not from a descriptor load"));
-        }
-        let dl = DescriptorLoad::of(dl);
-        let decl = dl.decl().ok_or_else(|| self.diag(d, "no declaration"))?;
-        let dop = self.m.op(decl);
-        if dop.opcode != want {
-            return Err(self.diag(d, "unexpected descriptor kind"));
-        }
-        let binding = DclBinding::of(dop);
-        let idx = super::io::const_index(self.m, dl.index())
-            .ok_or_else(|| self.diag(d, "dynamically indexed descriptor"))?;
-        Ok((
-            ResourceBinding {
-                space: binding.space().unwrap_or(0) as u32,
-                register: (binding.register().unwrap_or(0) + idx) as u32,
-            },
-            decl,
-        ))
+        descriptor_binding(self.m, d, want).map_err(|e| self.diag(d, e))
     }
 
     fn sample(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {

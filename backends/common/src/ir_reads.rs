@@ -1,0 +1,90 @@
+//! Reading IR values the same way in every lowering: the scalar lanes of a `Constant` as
+//! `f32`, and the (space, register) binding a `DescriptorLoad` names. Every backend turns IR
+//! constants into float lanes (all four targets compute in floats) and every sampling backend
+//! resolves descriptors; one definition keeps their rules identical.
+
+use irc_ir::format::{DclBinding, DescriptorLoad};
+use irc_ir::{Module, OpCode, ScalarType, SsaDef};
+
+use crate::io_plan::{const_index, flat_size};
+use crate::reflection::ResourceBinding;
+
+/// One lane of a constant: its IR scalar type and its value as `f32` (booleans 0/1, integers
+/// by value, f64 rounded, f16/min16 exactly).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ConstantLane {
+    pub ty: ScalarType,
+    pub value: f32,
+}
+
+/// The flattened lanes of the `Constant` or `Undef` op `d` (an `Undef` reads as zeros), or
+/// the reason it cannot be read (unbounded, more than `max_lanes` lanes, a type without a
+/// float value).
+pub fn constant_lanes(m: &Module, d: SsaDef, max_lanes: u64) -> Result<Vec<ConstantLane>, String> {
+    let op = m.op(d);
+    let n = flat_size(&op.ty).ok_or("constant of unbounded type")?;
+    if n > max_lanes {
+        return Err(format!("constant wider than {max_lanes} components"));
+    }
+    let mut types: Vec<ScalarType> = Vec::with_capacity(n as usize);
+    for _ in 0..op.ty.array_dims().iter().product::<u32>().max(1) {
+        for member in op.ty.members() {
+            for _ in 0..member.vec_size() {
+                types.push(member.scalar_type());
+            }
+        }
+    }
+    if op.opcode == OpCode::Undef {
+        return Ok(types
+            .into_iter()
+            .map(|ty| ConstantLane { ty, value: 0.0 })
+            .collect());
+    }
+    let bits: Vec<u64> = op.literals().collect();
+    types
+        .into_iter()
+        .enumerate()
+        .map(|(i, ty)| {
+            let b = bits.get(i).copied().unwrap_or(0);
+            let value = match ty {
+                ScalarType::Bool => f32::from(u8::from(b != 0)),
+                ScalarType::F32 => f32::from_bits(b as u32),
+                ScalarType::F64 => f64::from_bits(b) as f32,
+                ScalarType::F16 | ScalarType::MinF16 => half::f16::from_bits(b as u16).to_f32(),
+                t if t.is_signed_int() => b as i32 as f32,
+                t if t.is_int() => b as u32 as f32,
+                t => return Err(format!("constant of type {t:?}")),
+            };
+            Ok(ConstantLane { ty, value })
+        })
+        .collect()
+}
+
+/// The binding of the resource a `DescriptorLoad` `d` reads (its declaration's space and
+/// register plus a constant index) and the declaration, which must have opcode `want`; or the
+/// reason it cannot be resolved statically.
+pub fn descriptor_binding(
+    m: &Module,
+    d: SsaDef,
+    want: OpCode,
+) -> Result<(ResourceBinding, SsaDef), &'static str> {
+    let load = m.op(d);
+    if load.opcode != OpCode::DescriptorLoad {
+        return Err("resource not from a descriptor load");
+    }
+    let load = DescriptorLoad::of(load);
+    let decl = load.decl().ok_or("no declaration")?;
+    let dop = m.op(decl);
+    if dop.opcode != want {
+        return Err("unexpected descriptor kind");
+    }
+    let binding = DclBinding::of(dop);
+    let index = const_index(m, load.index()).ok_or("dynamically indexed descriptor")?;
+    Ok((
+        ResourceBinding {
+            space: binding.space().unwrap_or(0) as u32,
+            register: (binding.register().unwrap_or(0) + index) as u32,
+        },
+        decl,
+    ))
+}
