@@ -10,7 +10,8 @@ use thiserror::Error;
 pub enum DiagnosticKind {
     /// The shader uses something the target cannot express (an op, a type, a feature).
     Unsupported,
-    /// The program exceeds a hardware limit (registers after spilling, program size …).
+    /// The program exceeds a hardware limit (registers after spilling, program size …) or one
+    /// of irc's documented limits on input shape (`irc_ir::limits`).
     Limit,
     /// The input is malformed (verifier or reader error) — a user error with a location.
     Input,
@@ -60,7 +61,7 @@ impl Diagnostic {
     fn render(&self) -> String {
         let kind = match self.kind {
             DiagnosticKind::Unsupported => "unsupported",
-            DiagnosticKind::Limit => "over a hardware limit",
+            DiagnosticKind::Limit => "over a limit",
             DiagnosticKind::Input => "invalid input",
             DiagnosticKind::Internal => "internal compiler error",
         };

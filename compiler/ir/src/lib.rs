@@ -6,7 +6,8 @@
 //! operands), [`module`] (storage with stable ids, program order and use lists), [`builder`]
 //! (a cursor for embedders and passes), [`ssa_util`] (phi clean-up shared by SSA
 //! construction and passes), the byte-exact binary format in [`binary`], the
-//! round-tripping text format in [`text`], and the [`verifier`].
+//! round-tripping text format in [`text`], the [`verifier`], and the shape [`limits`] irc
+//! compiles within.
 //!
 //! Numbering (opcodes, enums, flags) is that of dxbc-spirv at commit
 //! `c5c1a5b9b61773d59592f628faa39be9add26282`; the format has no version field, so streams from
@@ -19,6 +20,7 @@ pub mod entities;
 pub mod enums;
 pub mod flags;
 pub mod format;
+pub mod limits;
 pub mod module;
 pub mod op;
 pub mod opcode;

@@ -240,6 +240,22 @@ pub(crate) fn prepare_with(
     Ok(m)
 }
 
+/// The module's shape within [`irc_ir::limits`] (a `Limit` diagnostic at the op that passes
+/// one).
+fn check_limits(m: &Module) -> Result<(), Diagnostics> {
+    use irc_ir::limits::{nesting_over, MAX_NESTING};
+    match nesting_over(m, MAX_NESTING) {
+        None => Ok(()),
+        Some((d, depth)) => {
+            let mut e = Diagnostic::limit(format!(
+                "control flow nested {depth} deep; irc compiles at most {MAX_NESTING} nested constructs"
+            ));
+            e.op = Some((d, m.opcode(d)));
+            Err(Diagnostics::from(e))
+        }
+    }
+}
+
 /// A shader of a stage `target` does not compile is `Unsupported`, with one message per
 /// target (`lima-fp compiles pixel shaders only`) so that tables of reasons group them.
 /// Modules without an entry point are left to the target.
@@ -278,6 +294,7 @@ pub(crate) fn run_pipeline(
     target: &dyn Target,
     options: &Options,
 ) -> Result<(), Diagnostics> {
+    check_limits(m)?;
     input::verify(m)?;
     check_stage(m, target)?;
     let pipeline = target.pipeline(&options.backend);
