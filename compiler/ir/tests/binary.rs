@@ -316,6 +316,24 @@ fn writer_refuses_constants_the_reader_rejects() {
     assert!(read(&write(&m).unwrap()).unwrap() == m);
 }
 
+/// Fuzz finding (tools/fuzz, ir_text, long run 2026-11-25): the text parser takes opcode 0
+/// (`Unknown`, the invalid/null op, so that the verifier can report it), the writer wrote it,
+/// and the reader rejects it; the writer now refuses it.
+#[test]
+fn writer_refuses_the_unknown_opcode() {
+    let src = "%1 = EntryPoint %10 Pixel\n%2 = f32x4 DclOutput %1 0 0\n\
+               %3 = f32x4 Constant 0.0 0.5 1.0 1.0\n%4 = Unknown\n\n%10 = Function\n\
+               %11 = Label None\n  %12 = OutputStore %2 null %3\n  %13 = Return\n\
+               %14 = FunctionEnd\n";
+    let m = irc_ir::text::parse(src).unwrap();
+    let e = write(&m).unwrap_err();
+    assert!(
+        matches!(e, irc_ir::binary::WriteError::UnknownOpcode { .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("%4"), "{e}");
+}
+
 /// Fuzz finding (tools/fuzz, ir_text): the text format allows any forward reference, the
 /// binary reader only where `OpCode::allows_forward_ref` says; the writer wrote a `Select`
 /// reading a later op and the reader refused it. The writer now refuses.

@@ -144,6 +144,8 @@ pub enum WriteError {
         operand: usize,
         value: u64,
     },
+    #[error("{def} (Unknown): opcode 0 is the invalid/null op; the reader rejects it")]
+    UnknownOpcode { def: SsaDef },
     #[error("{def} (Constant): {count} literals, but its type {ty} flattens to a different number of scalars (the reader would reject it)")]
     ConstantCount { def: SsaDef, ty: Type, count: usize },
     #[error("{def} ({opcode}): type {ty} cannot be encoded (at most 3 array dimensions of size ≤ 65535, 512 non-void members)")]

@@ -62,6 +62,10 @@ impl Writer {
         vle::push(out, count as i64);
         for (k, &d) in self.order.iter().enumerate() {
             let op = m.op(d);
+            // Opcode 0 is dxbc-spirv's invalid/null op, which the reader refuses.
+            if op.opcode == OpCode::Unknown {
+                return Err(WriteError::UnknownOpcode { def: d });
+            }
             if !type_is_encodable(&op.ty) {
                 let ty = op.ty.clone();
                 return Err(WriteError::UnencodableType {
