@@ -13,10 +13,11 @@
 //! lanes `xyz` and `tex` results in `xyzw` of their register (fixed-lane virtual registers),
 //! and one full-mask write of each output at the end of the program.
 //!
-//! AGAL has no source modifiers: `neg`, `abs`, `sat` are instructions. The program is straight
-//! line (the `agal` capabilities have no branches): a module with more than one block is
-//! unsupported.
+//! AGAL has no source modifiers: `neg`, `abs`, `sat` are instructions. Selections the optimizer
+//! leaves are predicated ([`flow`], every version) or become AGAL 2 conditionals ([`branch`]),
+//! as [`FlowMode`] says; loops are unsupported.
 
+mod branch;
 mod coalesce;
 mod flow;
 mod fuse;
@@ -117,6 +118,12 @@ impl MInst {
                 | Opcode::Crs
                 | Opcode::Tex
                 | Opcode::Kil
+                | Opcode::Ife
+                | Opcode::Ine
+                | Opcode::Ifg
+                | Opcode::Ifl
+                | Opcode::Els
+                | Opcode::Eif
         )
     }
 }
@@ -149,11 +156,30 @@ pub struct Lowered {
 
 type Comps = Vec<Comp>;
 
+pub use branch::remove_empty_arms;
+
+/// How selections the optimizer left become AGAL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlowMode {
+    /// Straight-line code with predicates ([`flow`]): every version.
+    Predicated,
+    /// `ine`/`ife` … `els` … `eif` ([`branch`]): AGAL 2 and 3.
+    Branched,
+}
+
+/// Whether the function of `m`'s entry point has more than one block (a selection or loop
+/// left by the optimizer), i.e. whether [`FlowMode`] matters.
+pub fn has_control_flow(m: &Module) -> bool {
+    m.code()
+        .any(|d| matches!(m.opcode(d), OpCode::BranchConditional))
+}
+
 /// Lowers the entry point of `m` for `stage`.
 pub fn lower(
     m: &Module,
     stage: ShaderStage,
     layout: Option<Vec<VaryingBinding>>,
+    mode: FlowMode,
 ) -> Result<Lowered, Diagnostic> {
     let entry = m
         .declarations()
@@ -210,6 +236,8 @@ pub fn lower(
         pred: None,
         fixed: Vec::new(),
         gathered: Vec::new(),
+        branches: mode == FlowMode::Branched,
+        frames: Vec::new(),
     };
     l.declare_outputs()?;
     l.lower_blocks(&cfg)?;
@@ -254,6 +282,8 @@ struct OutSlot {
     /// No AGAL register: must be constant, reported in the reflection
     /// ([`crate::reflection::AgalReflection`]).
     fixed: bool,
+    /// Branch mode: the register holding the output while it is stored in conditionals.
+    var: Option<u32>,
 }
 
 struct Lower<'a> {
@@ -277,6 +307,10 @@ struct Lower<'a> {
     fixed: Vec<crate::reflection::FixedOutput>,
     /// Registers [`Lower::src`] gathered components into, by those components.
     gathered: Vec<(Vec<Comp>, u32)>,
+    /// [`FlowMode::Branched`].
+    branches: bool,
+    /// The open conditionals, innermost last ([`branch`]).
+    frames: Vec<branch::Frame>,
 }
 
 /// Whether every component is the literal `x` (bit for bit: −0 is not 0).
@@ -427,63 +461,62 @@ impl Lower<'_> {
 
     /// A fresh register holding `comps` (moves of runs coming from one place).
     fn gather(&mut self, comps: &[Comp], fixed: bool) -> u32 {
-        let n = comps.len() as u8;
-        let v = self.new_vreg(n, fixed);
+        let v = self.new_vreg(comps.len() as u8, fixed);
+        self.fill(v, comps, if fixed { None } else { Some(0) });
+        v
+    }
+
+    /// Writes `comps` into components `0..` of `v`; `retarget`: a whole value computed by an
+    /// op at machine op `retarget` or later is written there by that op instead.
+    fn fill(&mut self, v: u32, comps: &[Comp], retarget: Option<usize>) {
+        self.fill_at(v, 0, comps, retarget);
+    }
+
+    /// [`Lower::fill`] from component `base` of `v`.
+    fn fill_at(&mut self, v: u32, base: u8, comps: &[Comp], retarget: Option<usize>) {
+        let comps: Vec<Comp> = comps.iter().map(|&c| self.resolve(c)).collect();
+        let comps = &comps[..];
         let mut i = 0usize;
         while i < comps.len() {
             // A whole value computed by one op: that op writes its result here instead.
-            if let Comp::V(x, 0) = comps[i] {
+            if let (Comp::V(x, 0), Some(min)) = (comps[i], retarget) {
                 let w = usize::from(self.prog.vregs[x as usize].width);
-                let whole = !fixed
+                let whole = x != v
                     && i + w <= comps.len()
+                    && self.producer.get(&x).is_some_and(|&p| p >= min)
                     && (0..w).all(|k| comps[i + k] == Comp::V(x, k as u8));
-                if whole && self.retarget(x, v, i as u8) {
+                if whole && self.retarget(x, v, base + i as u8) {
                     i += w;
                     continue;
                 }
             }
-            if matches!(comps[i], Comp::Lit(_)) {
-                // A run of literals.
-                let mut j = i + 1;
-                while j < comps.len() && matches!(comps[j], Comp::Lit(_)) {
-                    j += 1;
-                }
-                let s = self.src(&comps[i..j]);
-                self.push(
-                    Opcode::Mov,
-                    MDst::V {
-                        v,
-                        first: i as u8,
-                        n: (j - i) as u8,
-                    },
-                    vec![s],
-                );
-                i = j;
-                continue;
-            }
-            let same = |a: &Comp, b: &Comp| match (a, b) {
+            let run = |a: &Comp, b: &Comp| match (a, b) {
+                (Comp::Lit(_), Comp::Lit(_)) => true,
                 (Comp::V(x, _), Comp::V(y, _)) => x == y,
                 (Comp::Const(x, _), Comp::Const(y, _)) => x == y,
                 (Comp::Input(x, _), Comp::Input(y, _)) => x == y,
                 _ => false,
             };
             let mut j = i + 1;
-            while j < comps.len() && same(&comps[i], &comps[j]) {
+            while j < comps.len() && run(&comps[i], &comps[j]) {
                 j += 1;
             }
-            let s = self.src(&comps[i..j]);
-            self.push(
-                Opcode::Mov,
-                MDst::V {
-                    v,
-                    first: i as u8,
-                    n: (j - i) as u8,
-                },
-                vec![s],
-            );
+            // Components already in place (a register filled from itself).
+            let in_place = (i..j).all(|k| comps[k] == Comp::V(v, base + k as u8));
+            if !in_place {
+                let s = self.src(&comps[i..j]);
+                self.push(
+                    Opcode::Mov,
+                    MDst::V {
+                        v,
+                        first: base + i as u8,
+                        n: (j - i) as u8,
+                    },
+                    vec![s],
+                );
+            }
             i = j;
         }
-        v
     }
 
     /// Makes the op computing `x` write components `first..` of `v` instead, and `x` an alias
@@ -869,6 +902,13 @@ impl Lower<'_> {
                 if self.kind != ShaderKind::Fragment {
                     return Err(self.diag(d, "derivatives in a vertex program"));
                 }
+                if !self.frames.is_empty() {
+                    return Err(self.diag(
+                        d,
+                        "a derivative in a conditional of a value computed in it \
+                         (ddx/ddy are not allowed inside conditionals, #3742)",
+                    ));
+                }
                 let a = self.val(d, Deriv::of(&op).value())?;
                 self.prog.needs_v2 = true;
                 let o = if op.opcode == OpCode::DerivX {
@@ -1126,6 +1166,7 @@ impl Lower<'_> {
                             n: n as u8,
                             comps: vec![None; n as usize],
                             fixed: true,
+                            var: None,
                         });
                         continue;
                     } else {
@@ -1148,6 +1189,7 @@ impl Lower<'_> {
                 n,
                 comps: vec![None; n as usize],
                 fixed: false,
+                var: None,
             });
         }
         if let Some(layout) = &self.layout {
@@ -1248,6 +1290,12 @@ impl Lower<'_> {
             // An output the next stage of the program does not read.
             return Ok(());
         };
+        if self.branches {
+            if !self.frames.is_empty() {
+                return self.store_variable(d, k, first, &vals);
+            }
+            self.outputs[k].var = None;
+        }
         if let Some(p) = self.pred {
             // A store in an arm: the old value where the arm does not run.
             let old: Comps = (0..vals.len())
@@ -1514,6 +1562,13 @@ impl Lower<'_> {
         let mut cs = self.src(&coord[..n]);
         if matches!(cs.base, Base::Const(_)) {
             cs = self.in_temp(&cs);
+        }
+        if !self.frames.is_empty() && !matches!(cs.base, Base::Input(_)) {
+            return Err(self.diag(
+                d,
+                "an implicit-LOD sample in a conditional at coordinates computed in it \
+                 (tex inside a conditional must read a varying, #3741)",
+            ));
         }
         let v = self.new_vreg(4, true);
         self.prog.insts.push(MInst {
