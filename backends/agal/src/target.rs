@@ -91,6 +91,9 @@ macro_rules! agal_target {
             fn simulator(&self) -> Option<&dyn Simulator> {
                 Some(&SIM)
             }
+            fn program_agreement(&self, stages: &[&Output]) -> Option<Vec<(&'static str, String)>> {
+                program_version(stages)
+            }
             fn tolerance(&self) -> Tolerance {
                 Tolerance::F32
             }
@@ -110,6 +113,27 @@ agal_target!(
     ShaderStage::Vertex,
     "Adobe Stage3D AGAL 1-3 vertex program"
 );
+
+/// The AGAL version of a compiled program (its header), if it is one.
+fn version_of(out: &Output) -> Option<u32> {
+    let code = out.sections.iter().find(|s| s.name == CODE)?;
+    let v = code
+        .bytes
+        .get(isa::header::VERSION..isa::header::VERSION + 4)?;
+    Some(u32::from_le_bytes(v.try_into().ok()?))
+}
+
+/// One version for the vertex and the fragment program (the runtime rejects a pair whose
+/// versions differ, #3757): when the stages' versions differ, all of them again at the highest
+/// (a program that fits a version fits every later one).
+fn program_version(stages: &[&Output]) -> Option<Vec<(&'static str, String)>> {
+    let versions: Vec<u32> = stages.iter().filter_map(|o| version_of(o)).collect();
+    let max = versions.iter().copied().max()?;
+    if versions.iter().all(|&v| v == max) {
+        return None;
+    }
+    Some(vec![(AGAL_VERSION.name, max.to_string())])
+}
 
 /// The runtime validator's verdict on any AGAL bytes (either shader type: the header says
 /// which), in the most permissive profile: the broken rule, with its error number, token and
