@@ -115,6 +115,7 @@ mod tests {
             dst,
             srcs,
             sampler: None,
+            indirect: None,
         };
         let whole = |base| MSrc {
             base,
@@ -175,6 +176,7 @@ mod tests {
                 comps: vec![0, 1, 2, 3],
             }],
             sampler: None,
+            indirect: None,
         });
         let mut a = crate::regalloc::allocate(&p, 8).unwrap();
         check(&p, &a, 8).unwrap();

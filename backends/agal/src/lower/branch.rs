@@ -86,6 +86,7 @@ impl Lower<'_> {
             dst: MDst::None,
             srcs,
             sampler: None,
+            indirect: None,
         });
     }
 

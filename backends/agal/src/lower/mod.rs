@@ -22,6 +22,8 @@ mod coalesce;
 mod flow;
 mod fuse;
 pub mod io;
+pub mod relative;
+mod round;
 
 use irc_backend::reflection::ResourceBinding;
 use irc_backend::{Diagnostic, IoSource, Reflection, SamplerKind, VaryingBinding};
@@ -29,7 +31,7 @@ use irc_ir::analysis::cfg::{self, Cfg};
 use irc_ir::format::{
     AlignedLoad, Arith, Clamp, CompositeConstruct, CompositeExtract, Constant, DclBinding,
     DclInput, DclInputBuiltIn, DclOutput, DclOutputBuiltIn, Deriv, DescriptorLoad, Dot, EntryPoint,
-    ImageSample, Load, Select, Store,
+    FRound, ImageSample, Load, Select, Store,
 };
 use irc_ir::{BuiltIn, Module, OpCode, ResourceKind, ScalarType, ShaderStage, SsaDef};
 use rustc_hash::FxHashMap;
@@ -102,6 +104,8 @@ pub struct MInst {
     pub srcs: Vec<MSrc>,
     /// For `tex`.
     pub sampler: Option<crate::instr::Sampler>,
+    /// A `mov` from `vc[index + offset]` ([`relative`]): source 0 is the index component.
+    pub indirect: Option<relative::IndirectRead>,
 }
 
 impl MInst {
@@ -361,6 +365,10 @@ impl Lower<'_> {
                 self.values.insert(d, c.clone());
                 Ok(c)
             }
+            o if self.m.ty(d).is_basic_where(|s| s.is_int()) => Err(self.diag(
+                d,
+                format!("the integer value of {o:?} used as data (AGAL has no integers)"),
+            )),
             o => Err(Diagnostic::internal(
                 Some((d, o)),
                 "value used before its definition was lowered",
@@ -580,6 +588,7 @@ impl Lower<'_> {
             dst,
             srcs,
             sampler: None,
+            indirect: None,
         });
     }
 
@@ -591,6 +600,7 @@ impl Lower<'_> {
             dst: MDst::V { v, first: 0, n },
             srcs: vec![s.clone()],
             sampler: None,
+            indirect: None,
         });
         MSrc {
             base: Base::V(v),
@@ -723,6 +733,16 @@ impl Lower<'_> {
             | OpCode::DescriptorLoad
             | OpCode::Drain => return Ok(()),
             OpCode::Constant | OpCode::Undef => self.constant(d)?,
+            OpCode::ConvertFtoI
+            | OpCode::IAdd
+            | OpCode::Cast
+            | OpCode::CompositeExtract
+            | OpCode::CompositeConstruct
+                if op.ty.is_basic_where(|s| s.is_int()) =>
+            {
+                // An integer index: read where a load uses it ([`relative`]).
+                return Ok(());
+            }
             OpCode::CompositeExtract => {
                 let x = CompositeExtract::of(&op);
                 let v = self.val(d, x.composite())?;
@@ -753,6 +773,13 @@ impl Lower<'_> {
                 out
             }
             OpCode::ConvertFtoF => self.val(d, Arith::of(&op).a())?,
+            OpCode::FRound => {
+                let r = FRound::of(&op);
+                let a = self.val(d, r.a())?;
+                let mode = r.mode().unwrap_or(0);
+                self.round(&a, mode, width)
+                    .ok_or_else(|| self.diag(d, format!("FRound with rounding mode {mode}")))?
+            }
             OpCode::FNeg
             | OpCode::FAbs
             | OpCode::FRcp
@@ -1076,6 +1103,9 @@ impl Lower<'_> {
             (None, Some(a)) => Constant::of(self.m.op(a)).scalar(0),
             _ => io::const_index(self.m, elem),
         };
+        if comp + width > 4 {
+            return Err(self.diag(d, "constant load crossing a register"));
+        }
         let slot = match const_elem {
             Some(i) => match &arr.layout {
                 UniformLayout::Dense(map) => *map
@@ -1083,11 +1113,13 @@ impl Lower<'_> {
                     .ok_or_else(|| self.diag(d, "constant element without a slot"))?,
                 UniformLayout::Whole { base, len } => base + (i as u32).min(*len),
             },
-            None => return Err(self.diag(d, "dynamically indexed constants")),
+            None => {
+                let (UniformLayout::Whole { base, len }, Some(e)) = (&arr.layout, elem) else {
+                    return Err(self.diag(d, "dynamically indexed constants"));
+                };
+                return self.relative_load(d, e, *base, *len, comp, width);
+            }
         };
-        if comp + width > 4 {
-            return Err(self.diag(d, "constant load crossing a register"));
-        }
         Ok((0..width).map(|i| Comp::Const(slot, comp + i)).collect())
     }
 
@@ -1407,6 +1439,7 @@ impl Lower<'_> {
                 dst: MDst::Out { kind, index },
                 srcs: vec![s],
                 sampler: None,
+                indirect: None,
             });
         }
         Ok(())
@@ -1576,6 +1609,7 @@ impl Lower<'_> {
             dst: MDst::V { v, first: 0, n: 4 },
             srcs: vec![cs],
             sampler: Some(sampler),
+            indirect: None,
         });
         Ok((0..4).map(|c| Comp::V(v, c)).collect())
     }
