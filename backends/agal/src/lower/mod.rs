@@ -19,8 +19,10 @@
 
 mod branch;
 mod coalesce;
+mod dce;
 mod flow;
 mod fuse;
+mod geometry;
 pub mod io;
 pub mod relative;
 mod round;
@@ -246,6 +248,7 @@ pub fn lower(
     l.declare_outputs()?;
     l.lower_blocks(&cfg)?;
     l.finish_outputs()?;
+    dce::remove_dead(&mut l.prog);
     coalesce::coalesce_in_place(&mut l.prog);
     fuse::fuse_matrices(&mut l.prog);
     let mut reflection = l.io.reflection();
@@ -826,6 +829,15 @@ impl Lower<'_> {
             | OpCode::FMin
             | OpCode::FMax
             | OpCode::FPow => {
+                let pattern = match op.opcode {
+                    OpCode::FMul => self.try_nrm(d),
+                    OpCode::FSub => self.try_crs(d),
+                    _ => None,
+                };
+                if let Some(r) = pattern {
+                    self.values.insert(d, r);
+                    return Ok(());
+                }
                 let (a, b) = self.val2(d, &op)?;
                 let o = match op.opcode {
                     OpCode::FAdd => Opcode::Add,
