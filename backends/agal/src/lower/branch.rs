@@ -314,9 +314,13 @@ impl Lower<'_> {
         first: usize,
         vals: &[Comp],
     ) -> Result<(), Diagnostic> {
-        let r = self.outputs[k]
-            .var
-            .ok_or_else(|| Diagnostic::internal(Some((d, OpCode::OutputStore)), "no variable"))?;
+        let r = self.outputs[k].var.ok_or_else(|| {
+            self.diag(
+                d,
+                "an output without a register (reported in the reflection) stored in a \
+                 conditional",
+            )
+        })?;
         if first + vals.len() > usize::from(self.outputs[k].n) {
             return Err(Diagnostic::internal(
                 Some((d, OpCode::OutputStore)),
