@@ -17,6 +17,9 @@ const ANCHORS: &[(&str, &str, u32)] = &[
     ("starling_blur.fs.ir", "agal-fp", 14),
     ("away3d_skybox.vs.ir", "agal-vp", 4),
     ("away3d_skybox.fs.ir", "agal-fp", 2),
+    // The 28-token revision of SegmentPass (`backends/agal/tests/agal/anchors.rs`).
+    ("away3d_segment.vs.ir", "agal-vp", 28),
+    ("molehill_julia.fs.ir", "agal-fp", 197),
 ];
 
 #[test]

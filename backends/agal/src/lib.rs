@@ -17,7 +17,8 @@
 //!   [`irc_backend::Simulator`] implementation ([`sim::AgalSimulator`]).
 //!
 //! The compiler side: [`caps`], [`lower`] (IR → machine ops on virtual registers, constant
-//! pool, I/O assignment, predicated selections, matrix ops and in-place updates),
+//! pool, I/O assignment, predicated selections or AGAL 2 conditionals, relative addressing,
+//! `FRound`, matrix ops, `nrm`/`crs` and in-place updates),
 //! [`regalloc`] (lane packing into the temporaries), [`regalloc_check`] (the machine layer's
 //! allocation checker on every program), [`reflection`] (outputs AGAL has no register for)
 //! and [`target`] (`agal-fp`, `agal-vp`). Facts: `shared/reference/agal.md` (§n in this crate's docs refers to it).

@@ -191,7 +191,33 @@ pub fn emit(
                     *l = lane(s.comps[k.min(s.comps.len() - 1)]);
                 }
             }
-            srcs.push(Source::new(ty, reg).swz(swizzle::from_lanes(swz)));
+            let src = match &ins.indirect {
+                // `vc[index + offset]`: the constant's components land in the destination
+                // lanes; the source's register and lane are the index's.
+                Some(ir) => {
+                    let mut cs = [ir.comps[0]; 4];
+                    for (p, &c) in ir.comps.iter().enumerate() {
+                        let at = *dst_lanes
+                            .get(p)
+                            .ok_or_else(|| internal("indirect read wider than the result"))?;
+                        cs[at as usize] = c;
+                    }
+                    let offset =
+                        u8::try_from(ir.offset).map_err(|_| internal("indirect offset"))?;
+                    Source {
+                        ty: RegType::Constant,
+                        reg,
+                        swizzle: swizzle::from_lanes(cs),
+                        indirect: Some(crate::instr::Indirect {
+                            index_type: ty,
+                            select: lane(s.comps[0]),
+                            offset,
+                        }),
+                    }
+                }
+                None => Source::new(ty, reg).swz(swizzle::from_lanes(swz)),
+            };
+            srcs.push(src);
         }
         let src1 = srcs.first().copied().unwrap_or(Source::NONE);
         let src2 = match (ins.sampler, srcs.get(1)) {
@@ -201,6 +227,7 @@ pub fn emit(
         };
         // A move whose source lanes are its destination lanes (a value gathered in place).
         let self_move = ins.op == crate::isa::Opcode::Mov
+            && ins.indirect.is_none()
             && dest.ty == RegType::Temporary
             && src1.ty == RegType::Temporary
             && src1.reg == dest.reg

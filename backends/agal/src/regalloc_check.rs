@@ -9,19 +9,28 @@
 //! virtual register becomes a one-component virtual register of the checker's program, located
 //! at the register and lane the packing gave it; each machine op reads the components its
 //! operands name and writes the components of its destination (reads before writes, as the
-//! hardware reads every source before writing).
+//! hardware reads every source before writing). Conditionals (`if`/`els`/`eif`) split the
+//! program into the checker's blocks: the block ending in the `if` flows into the then arm and
+//! the else arm (or past `eif`), the then arm past `eif`.
 
 use irc_backend::regalloc::{self, Access, Block, Loc, Point, Program, RegFile, VReg, VRegInfo};
 use irc_backend::Diagnostic;
 
+use crate::isa::OpClass;
 use crate::lower::{Base, MDst, MProgram};
+
+fn unbalanced(what: &str) -> Diagnostic {
+    Diagnostic::internal(None, format!("unbalanced conditional at `{what}`"))
+}
 use crate::regalloc::Allocation;
 
 /// Checks that `alloc` is a correct allocation of `prog` in `temps` temporaries.
 pub fn check(prog: &MProgram, alloc: &Allocation, temps: u32) -> Result<(), Diagnostic> {
     // Scalar virtual register of component `c` of `v`: 4·v + c.
     let scalar = |v: u32, c: u8| VReg(4 * v + u32::from(c));
-    let mut points = Vec::with_capacity(prog.insts.len());
+    let mut blocks = vec![Block::default()];
+    // Open conditionals: (block ending in the `if`, block ending the then arm).
+    let mut open: Vec<(usize, Option<usize>)> = Vec::new();
     for ins in &prog.insts {
         let mut p = Point::default();
         for s in &ins.srcs {
@@ -36,7 +45,33 @@ pub fn check(prog: &MProgram, alloc: &Allocation, temps: u32) -> Result<(), Diag
                 p.defs.push(Access::new(scalar(v, c), 0, 1));
             }
         }
-        points.push(p);
+        let cur = blocks.len() - 1;
+        blocks[cur].points.push(p);
+        let next = cur + 1;
+        match ins.op.class() {
+            OpClass::If => {
+                blocks[cur].succs.push(next);
+                open.push((cur, None));
+            }
+            OpClass::Else => {
+                let &(head, _) = open.last().ok_or_else(|| unbalanced("els"))?;
+                blocks[head].succs.push(next);
+                open.last_mut().expect("checked").1 = Some(cur);
+            }
+            OpClass::EndIf => {
+                let (head, then_end) = open.pop().ok_or_else(|| unbalanced("eif"))?;
+                match then_end {
+                    Some(t) => blocks[t].succs.push(next),
+                    None => blocks[head].succs.push(next),
+                }
+                blocks[cur].succs.push(next);
+            }
+            _ => continue,
+        }
+        blocks.push(Block::default());
+    }
+    if !open.is_empty() {
+        return Err(unbalanced("if"));
     }
     let mut vregs = Vec::with_capacity(4 * prog.vregs.len());
     let mut locs = Vec::with_capacity(4 * prog.vregs.len());
@@ -50,13 +85,7 @@ pub fn check(prog: &MProgram, alloc: &Allocation, temps: u32) -> Result<(), Diag
             }));
         }
     }
-    let program = Program {
-        blocks: vec![Block {
-            points,
-            succs: Vec::new(),
-        }],
-        vregs,
-    };
+    let program = Program { blocks, vregs };
     let allocation = regalloc::Allocation {
         locs,
         registers_used: alloc.registers as u8,
@@ -86,6 +115,7 @@ mod tests {
             dst,
             srcs,
             sampler: None,
+            indirect: None,
         };
         let whole = |base| MSrc {
             base,
@@ -146,6 +176,7 @@ mod tests {
                 comps: vec![0, 1, 2, 3],
             }],
             sampler: None,
+            indirect: None,
         });
         let mut a = crate::regalloc::allocate(&p, 8).unwrap();
         check(&p, &a, 8).unwrap();

@@ -16,6 +16,7 @@ use irc_ir::{Module, ShaderStage};
 
 use crate::instr::Program;
 use crate::isa::{self, RegType, ShaderKind};
+use crate::lower::FlowMode;
 use crate::validate::{validate, ValidateOptions};
 use crate::{asm, decode, disasm, encode, lower, regalloc, sim};
 
@@ -90,6 +91,9 @@ macro_rules! agal_target {
             fn simulator(&self) -> Option<&dyn Simulator> {
                 Some(&SIM)
             }
+            fn program_agreement(&self, stages: &[&Output]) -> Option<Vec<(&'static str, String)>> {
+                program_version(stages)
+            }
             fn tolerance(&self) -> Tolerance {
                 Tolerance::F32
             }
@@ -109,6 +113,27 @@ agal_target!(
     ShaderStage::Vertex,
     "Adobe Stage3D AGAL 1-3 vertex program"
 );
+
+/// The AGAL version of a compiled program (its header), if it is one.
+fn version_of(out: &Output) -> Option<u32> {
+    let code = out.sections.iter().find(|s| s.name == CODE)?;
+    let v = code
+        .bytes
+        .get(isa::header::VERSION..isa::header::VERSION + 4)?;
+    Some(u32::from_le_bytes(v.try_into().ok()?))
+}
+
+/// One version for the vertex and the fragment program (the runtime rejects a pair whose
+/// versions differ, #3757): when the stages' versions differ, all of them again at the highest
+/// (a program that fits a version fits every later one).
+fn program_version(stages: &[&Output]) -> Option<Vec<(&'static str, String)>> {
+    let versions: Vec<u32> = stages.iter().filter_map(|o| version_of(o)).collect();
+    let max = versions.iter().copied().max()?;
+    if versions.iter().all(|&v| v == max) {
+        return None;
+    }
+    Some(vec![(AGAL_VERSION.name, max.to_string())])
+}
 
 /// The runtime validator's verdict on any AGAL bytes (either shader type: the header says
 /// which), in the most permissive profile: the broken rule, with its error number, token and
@@ -190,40 +215,66 @@ pub fn compile(
     options: &CompileOptions,
     stage: ShaderStage,
 ) -> Result<Output, Diagnostic> {
-    let lowered = lower::lower(module, stage, options.output_layout.clone())?;
-    let kind = lowered.kind;
     let versions: Vec<u32> = match options.get(&AGAL_VERSION) {
         "1" => vec![1],
         "2" => vec![2],
         "3" => vec![3],
         _ => vec![1, 2, 3],
     };
+    let layout = || options.output_layout.clone();
+    let predicated = lower::lower(module, stage, layout(), FlowMode::Predicated);
+    // Real conditionals (AGAL 2+) where selections are left: kept where shorter, or where
+    // predication cannot.
+    let branched = (versions.iter().any(|&v| v >= 2) && lower::has_control_flow(module))
+        .then(|| lower::lower(module, stage, layout(), FlowMode::Branched))
+        .and_then(Result::ok);
+    let lowered_all: Vec<(FlowMode, lower::Lowered)> = match (predicated, branched) {
+        (Ok(p), Some(b)) => vec![(FlowMode::Predicated, p), (FlowMode::Branched, b)],
+        (Ok(p), None) => vec![(FlowMode::Predicated, p)],
+        (Err(_), Some(b)) => vec![(FlowMode::Branched, b)],
+        (Err(e), None) => return Err(e),
+    };
     let mut why = String::new();
     let mut chosen = None;
     for &version in &versions {
+        let kind = lowered_all[0].1.kind;
         let temps = RegType::Temporary.limit(version, kind);
-        let alloc = match regalloc::allocate(&lowered.program, temps) {
-            Ok(a) => a,
-            Err(e) => {
-                why = format!("AGAL {version}: {}", e.reason());
+        let mut best: Option<(usize, regalloc::Allocation, Vec<crate::instr::Instruction>)> = None;
+        for (k, (mode, lowered)) in lowered_all.iter().enumerate() {
+            if *mode == FlowMode::Branched && version < 2 {
                 continue;
             }
-        };
-        crate::regalloc_check::check(&lowered.program, &alloc, temps)?;
-        let instrs = regalloc::emit(&lowered.program, &alloc, kind)?;
-        if let Some(w) = over_limits(version, kind, instrs.len(), &lowered) {
-            why = w;
-            continue;
+            let alloc = match regalloc::allocate(&lowered.program, temps) {
+                Ok(a) => a,
+                Err(e) => {
+                    why = format!("AGAL {version}: {}", e.reason());
+                    continue;
+                }
+            };
+            crate::regalloc_check::check(&lowered.program, &alloc, temps)?;
+            let mut instrs = regalloc::emit(&lowered.program, &alloc, kind)?;
+            lower::remove_empty_arms(&mut instrs);
+            if let Some(w) = over_limits(version, kind, instrs.len(), lowered) {
+                why = w;
+                continue;
+            }
+            if best.as_ref().is_none_or(|b| instrs.len() < b.2.len()) {
+                best = Some((k, alloc, instrs));
+            }
         }
-        chosen = Some((version, alloc, instrs));
-        break;
+        if let Some((k, alloc, instrs)) = best {
+            chosen = Some((version, k, alloc, instrs));
+            break;
+        }
     }
-    let Some((version, alloc, instructions)) = chosen else {
+    let Some((version, k, alloc, instructions)) = chosen else {
         return Err(Diagnostic::limit(format!(
             "the program does not fit AGAL {}: {why}",
             versions.last().copied().unwrap_or(3)
         )));
     };
+    let lowered = lowered_all.into_iter().nth(k).map(|x| x.1).expect("chosen");
+    let kind = lowered.kind;
     let program = Program {
         version,
         kind,

@@ -64,6 +64,15 @@ pub trait Target: Sync {
         let _ = bytes;
         None
     }
+    /// Programs (stages compiled together by the driver): target options with which every
+    /// stage of the program must be compiled again so that the stages agree on something the
+    /// runtime requires of them together (AGAL: one version for the vertex and the fragment
+    /// program, #3757), given each stage's output (pipeline order, this target's family);
+    /// `None` when they already agree (the default).
+    fn program_agreement(&self, stages: &[&Output]) -> Option<Vec<(&'static str, String)>> {
+        let _ = stages;
+        None
+    }
     /// The simulator that runs its programs, for the differential harness.
     fn simulator(&self) -> Option<&dyn Simulator> {
         None

@@ -186,9 +186,14 @@ pub fn compare_inputs(
     // changed any result: the raw shader and the module the code generator received agree bit
     // for bit under the interpreter's exact semantics on the same inputs.
     let mut pipeline_diff = None;
+    // Quad operations the interpreter ran in divergent control flow (raw or prepared module):
+    // a target may run them elsewhere (e.g. before the conditional), so the simulator's count
+    // alone does not tell whether a raw/prepared difference rests on them.
+    let mut interp_divergent = 0;
     if !std::ptr::eq(raw, reference) {
         let exact = crate::equivalence::run_config();
         if let (Ok(a), Ok(b)) = (run(raw, inputs, &exact), run(reference, inputs, &exact)) {
+            interp_divergent = a.divergent_quad_ops + b.divergent_quad_ops;
             pipeline_diff = irc_interp::compare::outputs_equal(&a, &b).err();
             // Min-precision types promise at least 16 bits: a target without 16-bit types
             // computes them in 32 bits (a precision increase D3D allows). Then the result must
@@ -208,11 +213,11 @@ pub fn compare_inputs(
     if let Some(e) = pipeline_diff {
         // Implicit-LOD fetches and derivatives in divergent control flow are undefined in D3D;
         // the interpreter's helper-lane model then depends on which ops ran before.
-        if exact.divergent_quad_ops > 0 {
+        if exact.divergent_quad_ops > 0 || interp_divergent > 0 {
             return Ok(RunVerdict::NoReference(format!(
                 "{label}: {} quad operations in divergent control flow (undefined); \
                  raw and prepared differ: {e}",
-                exact.divergent_quad_ops
+                exact.divergent_quad_ops.max(interp_divergent)
             )));
         }
         return Err(format!(

@@ -8,7 +8,9 @@
 //! reflection says which hardware slot each input it reads occupies. Each earlier stage is then
 //! compiled with [`CompileOptions::output_layout`] set to those slots, and its target writes
 //! each listed output there and drops the outputs no later stage reads. An input the next stage
-//! reads that the earlier stage never writes is an `Input` diagnostic naming it.
+//! reads that the earlier stage never writes is an `Input` diagnostic naming it. When the
+//! target asks for it ([`Target::program_agreement`], e.g. one AGAL version for both stages),
+//! every stage is compiled again with the options it names.
 
 use irc_backend::{
     CompileOptions, Diagnostic, Diagnostics, IoSource, Output, Target, VaryingBinding,
@@ -68,7 +70,7 @@ pub fn compile_program_in(
             ))
             .into());
         }
-        let mut stages: Vec<(usize, ShaderStage, Module, &'static dyn Target)> = Vec::new();
+        let mut stages: Vec<Stage> = Vec::new();
         for input in inputs {
             let m = input::read(input)?;
             input::verify(&m)?;
@@ -106,35 +108,59 @@ pub fn compile_program_in(
             stages.push((order, stage, m, target));
         }
         stages.sort_by_key(|(o, ..)| *o);
-        let mut outputs: Vec<StageOutput> = Vec::new();
-        let mut links = Vec::new();
-        let mut layout: Option<Vec<VaryingBinding>> = None;
-        for (_, stage, m, target) in stages.into_iter().rev() {
-            let mut opts = options.clone();
-            opts.backend = CompileOptions {
-                output_layout: layout.clone(),
-                ..options.backend.clone()
-            };
-            let prepared = prepare_module(Input::Module(m), target, &opts)?;
-            let out = target.compile(&prepared, &opts.backend)?;
-            if let Some(next) = &layout {
-                check_link(next, &out, stage, target)?;
-                links.push(next.clone());
+        let (mut outputs, mut links) = compile_stages(&stages, options)?;
+        // Properties the runtime requires of the stages together (one AGAL version): compile
+        // every stage again with the options the target asks for.
+        if let Some((_, _, _, target)) = stages.first() {
+            let outs: Vec<&Output> = outputs.iter().map(|s| &s.output).collect();
+            if let Some(extra) = target.program_agreement(&outs) {
+                let mut agreed = options.clone();
+                for (k, v) in extra {
+                    agreed.backend.set(k, v);
+                }
+                (outputs, links) = compile_stages(&stages, &agreed)?;
             }
-            layout = Some(out.reflection.varyings.clone());
-            outputs.push(StageOutput {
-                stage,
-                target: target.name(),
-                output: out,
-            });
         }
-        outputs.reverse();
-        links.reverse();
         Ok(ProgramOutput {
             stages: outputs,
             links,
         })
     })
+}
+
+type Stage = (usize, ShaderStage, Module, &'static dyn Target);
+
+/// Compiles `stages` (pipeline order), the last first: the stage outputs and the links.
+fn compile_stages(
+    stages: &[Stage],
+    options: &Options,
+) -> Result<(Vec<StageOutput>, Vec<Vec<VaryingBinding>>), Diagnostics> {
+    let mut outputs: Vec<StageOutput> = Vec::new();
+    let mut links = Vec::new();
+    let mut layout: Option<Vec<VaryingBinding>> = None;
+    for (_, stage, m, target) in stages.iter().rev() {
+        let (stage, target) = (*stage, *target);
+        let mut opts = options.clone();
+        opts.backend = CompileOptions {
+            output_layout: layout.clone(),
+            ..options.backend.clone()
+        };
+        let prepared = prepare_module(Input::Module(m.clone()), target, &opts)?;
+        let out = target.compile(&prepared, &opts.backend)?;
+        if let Some(next) = &layout {
+            check_link(next, &out, stage, target)?;
+            links.push(next.clone());
+        }
+        layout = Some(out.reflection.varyings.clone());
+        outputs.push(StageOutput {
+            stage,
+            target: target.name(),
+            output: out,
+        });
+    }
+    outputs.reverse();
+    links.reverse();
+    Ok((outputs, links))
 }
 
 /// The stage of a module's entry point.

@@ -45,7 +45,7 @@ fn try_at(p: &mut MProgram, i: usize) -> bool {
         let MDst::V { v, first: f, n: mn } = m.dst else {
             break;
         };
-        if v != t || m.op != Opcode::Mov {
+        if v != t || m.op != Opcode::Mov || m.indirect.is_some() {
             break;
         }
         let Base::V(src) = m.srcs[0].base else {

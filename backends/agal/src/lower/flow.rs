@@ -1,8 +1,10 @@
 //! Control flow by predication: the selections the optimizer leaves (arms holding a `Demote`,
 //! which `if-convert` does not speculate, and every selection at `-O0`) become straight-line
 //! code, which every AGAL version can run. Arms holding an implicit-LOD sample or a derivative
-//! stay unsupported: speculated, they would run on all lanes of a quad where the source runs
-//! them on some, which D3D leaves undefined.
+//! are not predicated: speculated, they would run on all lanes of a quad where the source runs
+//! them on some, which D3D leaves undefined. For AGAL 2 and 3 the target also lowers the
+//! program with real conditionals ([`super::branch`], [`super::FlowMode::Branched`]), which run
+//! such arms, and keeps the shorter program.
 //!
 //! Blocks are lowered in program order (the structured order: a block's predecessors come
 //! first; a back edge is a loop, which AGAL cannot run). Each block has a *predicate*, a
@@ -60,12 +62,29 @@ impl Lower<'_> {
         let blocks: Vec<Block> = cfg.blocks().collect();
         let last = blocks.last().copied();
         for b in blocks {
-            let pred = self.block_pred(cfg, &mut flow, b)?;
+            if self.branches {
+                self.enter_block(b)?;
+            }
+            let pred = if self.branches {
+                None
+            } else {
+                self.block_pred(cfg, &mut flow, b)?
+            };
             flow.blocks.insert(b, pred);
             self.pred = pred;
             let data = cfg.block(b).clone();
             for &d in &data.ops {
                 match self.m.opcode(d) {
+                    OpCode::Phi if self.branches => {
+                        if !self.values.contains_key(&d) {
+                            return Err(self.diag(d, "a phi outside a selection's merge"));
+                        }
+                    }
+                    OpCode::ImageSample | OpCode::DerivX | OpCode::DerivY
+                        if self.values.contains_key(&d) =>
+                    {
+                        // Lowered before its conditional ([`super::branch`]).
+                    }
                     OpCode::Phi => {
                         let v = self.phi(cfg, &mut flow, b, d)?;
                         self.values.insert(d, v);
@@ -90,7 +109,24 @@ impl Lower<'_> {
                     _ => self.lower_op(d)?,
                 }
             }
-            self.edges_out(cfg, &mut flow, b, pred)?;
+            if self.branches {
+                match cfg.block(b).terminator {
+                    Some(t) => self.branch_out(cfg, b, t)?,
+                    None => {
+                        if let Some(&s) = cfg.succs(b).first() {
+                            self.branch_out_fallthrough(cfg, b, s)?;
+                        }
+                    }
+                }
+            } else {
+                self.edges_out(cfg, &mut flow, b, pred)?;
+            }
+        }
+        if self.branches && !self.frames.is_empty() {
+            return Err(Diagnostic::unsupported(
+                None,
+                "a conditional not closed at the end of the program",
+            ));
         }
         self.pred = None;
         Ok(())

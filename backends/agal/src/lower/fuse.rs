@@ -82,6 +82,7 @@ fn fuse_at(p: &MProgram, i: usize) -> Option<(MInst, usize)> {
                 },
             ],
             sampler: None,
+            indirect: None,
         },
         n,
     ))

@@ -13,14 +13,19 @@
 //! lanes `xyz` and `tex` results in `xyzw` of their register (fixed-lane virtual registers),
 //! and one full-mask write of each output at the end of the program.
 //!
-//! AGAL has no source modifiers: `neg`, `abs`, `sat` are instructions. The program is straight
-//! line (the `agal` capabilities have no branches): a module with more than one block is
-//! unsupported.
+//! AGAL has no source modifiers: `neg`, `abs`, `sat` are instructions. Selections the optimizer
+//! leaves are predicated ([`flow`], every version) or become AGAL 2 conditionals ([`branch`]),
+//! as [`FlowMode`] says; loops are unsupported.
 
+mod branch;
 mod coalesce;
+mod dce;
 mod flow;
 mod fuse;
+mod geometry;
 pub mod io;
+pub mod relative;
+mod round;
 
 use irc_backend::ir_reads::{constant_lanes, descriptor_binding};
 use irc_backend::reflection::ResourceBinding;
@@ -29,7 +34,7 @@ use irc_ir::analysis::cfg::{self, Cfg};
 use irc_ir::format::{
     AlignedLoad, Arith, Clamp, CompositeConstruct, CompositeExtract, Constant, DclBinding,
     DclInput, DclInputBuiltIn, DclOutput, DclOutputBuiltIn, Deriv, DescriptorLoad, Dot, EntryPoint,
-    ImageSample, Load, Select, Store,
+    FRound, ImageSample, Load, Select, Store,
 };
 use irc_ir::{BuiltIn, Module, OpCode, ResourceKind, ShaderStage, SsaDef};
 use rustc_hash::FxHashMap;
@@ -102,6 +107,8 @@ pub struct MInst {
     pub srcs: Vec<MSrc>,
     /// For `tex`.
     pub sampler: Option<crate::instr::Sampler>,
+    /// A `mov` from `vc[index + offset]` ([`relative`]): source 0 is the index component.
+    pub indirect: Option<relative::IndirectRead>,
 }
 
 impl MInst {
@@ -118,6 +125,12 @@ impl MInst {
                 | Opcode::Crs
                 | Opcode::Tex
                 | Opcode::Kil
+                | Opcode::Ife
+                | Opcode::Ine
+                | Opcode::Ifg
+                | Opcode::Ifl
+                | Opcode::Els
+                | Opcode::Eif
         )
     }
 }
@@ -150,11 +163,30 @@ pub struct Lowered {
 
 type Comps = Vec<Comp>;
 
+pub use branch::remove_empty_arms;
+
+/// How selections the optimizer left become AGAL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlowMode {
+    /// Straight-line code with predicates ([`flow`]): every version.
+    Predicated,
+    /// `ine`/`ife` … `els` … `eif` ([`branch`]): AGAL 2 and 3.
+    Branched,
+}
+
+/// Whether the function of `m`'s entry point has more than one block (a selection or loop
+/// left by the optimizer), i.e. whether [`FlowMode`] matters.
+pub fn has_control_flow(m: &Module) -> bool {
+    m.code()
+        .any(|d| matches!(m.opcode(d), OpCode::BranchConditional))
+}
+
 /// Lowers the entry point of `m` for `stage`.
 pub fn lower(
     m: &Module,
     stage: ShaderStage,
     layout: Option<Vec<VaryingBinding>>,
+    mode: FlowMode,
 ) -> Result<Lowered, Diagnostic> {
     let entry = m
         .declarations()
@@ -211,10 +243,13 @@ pub fn lower(
         pred: None,
         fixed: Vec::new(),
         gathered: Vec::new(),
+        branches: mode == FlowMode::Branched,
+        frames: Vec::new(),
     };
     l.declare_outputs()?;
     l.lower_blocks(&cfg)?;
     l.finish_outputs()?;
+    dce::remove_dead(&mut l.prog);
     coalesce::coalesce_in_place(&mut l.prog);
     fuse::fuse_matrices(&mut l.prog);
     let mut reflection = l.io.reflection();
@@ -255,6 +290,8 @@ struct OutSlot {
     /// No AGAL register: must be constant, reported in the reflection
     /// ([`crate::reflection::AgalReflection`]).
     fixed: bool,
+    /// Branch mode: the register holding the output while it is stored in conditionals.
+    var: Option<u32>,
 }
 
 struct Lower<'a> {
@@ -278,6 +315,10 @@ struct Lower<'a> {
     fixed: Vec<crate::reflection::FixedOutput>,
     /// Registers [`Lower::src`] gathered components into, by those components.
     gathered: Vec<(Vec<Comp>, u32)>,
+    /// [`FlowMode::Branched`].
+    branches: bool,
+    /// The open conditionals, innermost last ([`branch`]).
+    frames: Vec<branch::Frame>,
 }
 
 /// Whether every component is the literal `x` (bit for bit: −0 is not 0).
@@ -328,6 +369,10 @@ impl Lower<'_> {
                 self.values.insert(d, c.clone());
                 Ok(c)
             }
+            o if self.m.ty(d).is_basic_where(|s| s.is_int()) => Err(self.diag(
+                d,
+                format!("the integer value of {o:?} used as data (AGAL has no integers)"),
+            )),
             o => Err(Diagnostic::internal(
                 Some((d, o)),
                 "value used before its definition was lowered",
@@ -402,63 +447,62 @@ impl Lower<'_> {
 
     /// A fresh register holding `comps` (moves of runs coming from one place).
     fn gather(&mut self, comps: &[Comp], fixed: bool) -> u32 {
-        let n = comps.len() as u8;
-        let v = self.new_vreg(n, fixed);
+        let v = self.new_vreg(comps.len() as u8, fixed);
+        self.fill(v, comps, if fixed { None } else { Some(0) });
+        v
+    }
+
+    /// Writes `comps` into components `0..` of `v`; `retarget`: a whole value computed by an
+    /// op at machine op `retarget` or later is written there by that op instead.
+    fn fill(&mut self, v: u32, comps: &[Comp], retarget: Option<usize>) {
+        self.fill_at(v, 0, comps, retarget);
+    }
+
+    /// [`Lower::fill`] from component `base` of `v`.
+    fn fill_at(&mut self, v: u32, base: u8, comps: &[Comp], retarget: Option<usize>) {
+        let comps: Vec<Comp> = comps.iter().map(|&c| self.resolve(c)).collect();
+        let comps = &comps[..];
         let mut i = 0usize;
         while i < comps.len() {
             // A whole value computed by one op: that op writes its result here instead.
-            if let Comp::V(x, 0) = comps[i] {
+            if let (Comp::V(x, 0), Some(min)) = (comps[i], retarget) {
                 let w = usize::from(self.prog.vregs[x as usize].width);
-                let whole = !fixed
+                let whole = x != v
                     && i + w <= comps.len()
+                    && self.producer.get(&x).is_some_and(|&p| p >= min)
                     && (0..w).all(|k| comps[i + k] == Comp::V(x, k as u8));
-                if whole && self.retarget(x, v, i as u8) {
+                if whole && self.retarget(x, v, base + i as u8) {
                     i += w;
                     continue;
                 }
             }
-            if matches!(comps[i], Comp::Lit(_)) {
-                // A run of literals.
-                let mut j = i + 1;
-                while j < comps.len() && matches!(comps[j], Comp::Lit(_)) {
-                    j += 1;
-                }
-                let s = self.src(&comps[i..j]);
-                self.push(
-                    Opcode::Mov,
-                    MDst::V {
-                        v,
-                        first: i as u8,
-                        n: (j - i) as u8,
-                    },
-                    vec![s],
-                );
-                i = j;
-                continue;
-            }
-            let same = |a: &Comp, b: &Comp| match (a, b) {
+            let run = |a: &Comp, b: &Comp| match (a, b) {
+                (Comp::Lit(_), Comp::Lit(_)) => true,
                 (Comp::V(x, _), Comp::V(y, _)) => x == y,
                 (Comp::Const(x, _), Comp::Const(y, _)) => x == y,
                 (Comp::Input(x, _), Comp::Input(y, _)) => x == y,
                 _ => false,
             };
             let mut j = i + 1;
-            while j < comps.len() && same(&comps[i], &comps[j]) {
+            while j < comps.len() && run(&comps[i], &comps[j]) {
                 j += 1;
             }
-            let s = self.src(&comps[i..j]);
-            self.push(
-                Opcode::Mov,
-                MDst::V {
-                    v,
-                    first: i as u8,
-                    n: (j - i) as u8,
-                },
-                vec![s],
-            );
+            // Components already in place (a register filled from itself).
+            let in_place = (i..j).all(|k| comps[k] == Comp::V(v, base + k as u8));
+            if !in_place {
+                let s = self.src(&comps[i..j]);
+                self.push(
+                    Opcode::Mov,
+                    MDst::V {
+                        v,
+                        first: base + i as u8,
+                        n: (j - i) as u8,
+                    },
+                    vec![s],
+                );
+            }
             i = j;
         }
-        v
     }
 
     /// Makes the op computing `x` write components `first..` of `v` instead, and `x` an alias
@@ -522,6 +566,7 @@ impl Lower<'_> {
             dst,
             srcs,
             sampler: None,
+            indirect: None,
         });
     }
 
@@ -533,6 +578,7 @@ impl Lower<'_> {
             dst: MDst::V { v, first: 0, n },
             srcs: vec![s.clone()],
             sampler: None,
+            indirect: None,
         });
         MSrc {
             base: Base::V(v),
@@ -665,6 +711,16 @@ impl Lower<'_> {
             | OpCode::DescriptorLoad
             | OpCode::Drain => return Ok(()),
             OpCode::Constant | OpCode::Undef => self.constant(d)?,
+            OpCode::ConvertFtoI
+            | OpCode::IAdd
+            | OpCode::Cast
+            | OpCode::CompositeExtract
+            | OpCode::CompositeConstruct
+                if op.ty.is_basic_where(|s| s.is_int()) =>
+            {
+                // An integer index: read where a load uses it ([`relative`]).
+                return Ok(());
+            }
             OpCode::CompositeExtract => {
                 let x = CompositeExtract::of(&op);
                 let v = self.val(d, x.composite())?;
@@ -695,6 +751,13 @@ impl Lower<'_> {
                 out
             }
             OpCode::ConvertFtoF => self.val(d, Arith::of(&op).a())?,
+            OpCode::FRound => {
+                let r = FRound::of(&op);
+                let a = self.val(d, r.a())?;
+                let mode = r.mode().unwrap_or(0);
+                self.round(&a, mode, width)
+                    .ok_or_else(|| self.diag(d, format!("FRound with rounding mode {mode}")))?
+            }
             OpCode::FNeg
             | OpCode::FAbs
             | OpCode::FRcp
@@ -741,6 +804,15 @@ impl Lower<'_> {
             | OpCode::FMin
             | OpCode::FMax
             | OpCode::FPow => {
+                let pattern = match op.opcode {
+                    OpCode::FMul => self.try_nrm(d),
+                    OpCode::FSub => self.try_crs(d),
+                    _ => None,
+                };
+                if let Some(r) = pattern {
+                    self.values.insert(d, r);
+                    return Ok(());
+                }
                 let (a, b) = self.val2(d, &op)?;
                 let o = match op.opcode {
                     OpCode::FAdd => Opcode::Add,
@@ -843,6 +915,13 @@ impl Lower<'_> {
             OpCode::DerivX | OpCode::DerivY => {
                 if self.kind != ShaderKind::Fragment {
                     return Err(self.diag(d, "derivatives in a vertex program"));
+                }
+                if !self.frames.is_empty() {
+                    return Err(self.diag(
+                        d,
+                        "a derivative in a conditional of a value computed in it \
+                         (ddx/ddy are not allowed inside conditionals, #3742)",
+                    ));
                 }
                 let a = self.val(d, Deriv::of(&op).value())?;
                 self.prog.needs_v2 = true;
@@ -1011,6 +1090,9 @@ impl Lower<'_> {
             (None, Some(a)) => Constant::of(self.m.op(a)).scalar(0),
             _ => io::const_index(self.m, elem),
         };
+        if comp + width > 4 {
+            return Err(self.diag(d, "constant load crossing a register"));
+        }
         let slot = match const_elem {
             Some(i) => match &arr.layout {
                 UniformLayout::Dense(map) => *map
@@ -1018,11 +1100,13 @@ impl Lower<'_> {
                     .ok_or_else(|| self.diag(d, "constant element without a slot"))?,
                 UniformLayout::Whole { base, len } => base + (i as u32).min(*len),
             },
-            None => return Err(self.diag(d, "dynamically indexed constants")),
+            None => {
+                let (UniformLayout::Whole { base, len }, Some(e)) = (&arr.layout, elem) else {
+                    return Err(self.diag(d, "dynamically indexed constants"));
+                };
+                return self.relative_load(d, e, *base, *len, comp, width);
+            }
         };
-        if comp + width > 4 {
-            return Err(self.diag(d, "constant load crossing a register"));
-        }
         Ok((0..width).map(|i| Comp::Const(slot, comp + i)).collect())
     }
 
@@ -1101,6 +1185,7 @@ impl Lower<'_> {
                             n: n as u8,
                             comps: vec![None; n as usize],
                             fixed: true,
+                            var: None,
                         });
                         continue;
                     } else {
@@ -1123,6 +1208,7 @@ impl Lower<'_> {
                 n,
                 comps: vec![None; n as usize],
                 fixed: false,
+                var: None,
             });
         }
         if let Some(layout) = &self.layout {
@@ -1223,6 +1309,12 @@ impl Lower<'_> {
             // An output the next stage of the program does not read.
             return Ok(());
         };
+        if self.branches {
+            if !self.frames.is_empty() {
+                return self.store_variable(d, k, first, &vals);
+            }
+            self.outputs[k].var = None;
+        }
         if let Some(p) = self.pred {
             // A store in an arm: the old value where the arm does not run.
             let old: Comps = (0..vals.len())
@@ -1334,6 +1426,7 @@ impl Lower<'_> {
                 dst: MDst::Out { kind, index },
                 srcs: vec![s],
                 sampler: None,
+                indirect: None,
             });
         }
         Ok(())
@@ -1471,12 +1564,20 @@ impl Lower<'_> {
         if matches!(cs.base, Base::Const(_)) {
             cs = self.in_temp(&cs);
         }
+        if !self.frames.is_empty() && !matches!(cs.base, Base::Input(_)) {
+            return Err(self.diag(
+                d,
+                "an implicit-LOD sample in a conditional at coordinates computed in it \
+                 (tex inside a conditional must read a varying, #3741)",
+            ));
+        }
         let v = self.new_vreg(4, true);
         self.prog.insts.push(MInst {
             op: Opcode::Tex,
             dst: MDst::V { v, first: 0, n: 4 },
             srcs: vec![cs],
             sampler: Some(sampler),
+            indirect: None,
         });
         Ok((0..4).map(|c| Comp::V(v, c)).collect())
     }
