@@ -65,6 +65,9 @@ impl Target for PicaVs {
     fn tolerance(&self) -> Tolerance {
         Tolerance::FLOAT24
     }
+    fn program_container(&self, stages: &[&Output]) -> Option<Result<Container, Diagnostic>> {
+        Some(crate::gs::program::program_container(stages))
+    }
     fn oracle(&self) -> Oracle {
         // No divide instruction (RCP + MUL); float24 has no denormals: uniforms arrive
         // flushed and arithmetic flushes its operands and results (reference pica.md §10).
@@ -119,6 +122,13 @@ fn emit_op(op: &MOp, alloc: &Allocation, lit_base: u8) -> Result<Instr, Diagnost
                 .filter(|c| mask & (1 << c) != 0)
                 .fold(0u8, |m, c| m | Mask::comp(c).0);
             (HDst::new(DstReg::Output(o), Mask(m)), 0)
+        }
+        Dst::Emit(f) => {
+            return Ok(Instr::SetEmit {
+                vertex: f.vertex,
+                primitive: f.primitive,
+                winding: f.winding,
+            })
         }
         Dst::A0(mask) => {
             let m = (0..2)
@@ -221,7 +231,19 @@ fn is_self_move(i: &Instr) -> bool {
 
 /// Compiles an optimized module.
 pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diagnostic> {
-    let lowered = lower::lower(module)?;
+    compile_stage(module, options, ShaderStage::Vertex)
+}
+
+/// Compiles an optimized vertex or geometry shader.
+pub(crate) fn compile_stage(
+    module: &Module,
+    options: &CompileOptions,
+    stage: ShaderStage,
+) -> Result<Output, Diagnostic> {
+    let mut lowered = lower::lower_stage(module, stage)?;
+    if let Some(layout) = &options.output_layout {
+        crate::gs::link::apply_output_layout(&mut lowered, layout)?;
+    }
     let prog = &lowered.program;
     let (alloc, _) = regalloc::allocate(prog)?;
     let mut instrs = Vec::with_capacity(prog.ops.len() + 1);
@@ -230,6 +252,10 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
         // A copy the allocator coalesced (`mov r0.x, r0.x`) does nothing.
         if !is_self_move(&i) {
             instrs.push(i);
+        }
+        // A geometry shader's SETEMIT is followed by its EMIT.
+        if matches!(op.dst, Dst::Emit(_)) {
+            instrs.push(Instr::Plain(Opcode::Emit));
         }
     }
     instrs.push(Instr::END);
@@ -244,8 +270,13 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
     }
     if instrs.len() > limits::CODE_WORDS {
         return Err(Diagnostic::limit(format!(
-            "{} instructions; a PICA200 vertex shader holds {}",
+            "{} instructions; a PICA200 {} shader holds {}",
             instrs.len(),
+            if stage == ShaderStage::Geometry {
+                "geometry"
+            } else {
+                "vertex"
+            },
             limits::CODE_WORDS
         )));
     }
@@ -261,16 +292,20 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
     let mut reflection = lowered.reflection;
     let outmap = outmap::build(module, &reflection.outputs);
     let end = words.len() as u32;
+    let mut sh = container(
+        &words,
+        &descs,
+        &lowered.literals,
+        lowered.literal_base,
+        &reflection,
+        &outmap,
+    );
+    if let Some(gs) = &lowered.gs {
+        crate::gs::mark_geometry(&mut sh.dvles[0], gs);
+    }
     let container = options.container.then(|| Container {
         format: "shbin",
-        bytes: shbin::write(&container(
-            &words,
-            &descs,
-            &lowered.literals,
-            lowered.literal_base,
-            &reflection,
-            &outmap,
-        )),
+        bytes: shbin::write(&sh),
     });
     reflection.target = Some(irc_backend::TargetPart::new(outmap::PicaReflection {
         outmap,
@@ -290,8 +325,12 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
             ("uniform-slots", u64::from(reflection.uniform_slots)),
         ],
     };
+    let mut sections = sim_io::sections(&words, &descs, (0, end), lowered.gs.is_some());
+    if let Some(gs) = &lowered.gs {
+        sections.push(crate::gs::layout_section(gs));
+    }
     Ok(Output {
-        sections: sim_io::sections(&words, &descs, (0, end), false),
+        sections,
         container,
         disassembly,
         reflection,
