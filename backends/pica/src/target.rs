@@ -310,6 +310,15 @@ pub(crate) fn compile_stage(
     reflection.target = Some(irc_backend::TargetPart::new(outmap::PicaReflection {
         outmap,
     }));
+    let mut extra = vec![
+        ("operand-descriptors", descs.len() as u64),
+        ("uniform-slots", u64::from(reflection.uniform_slots)),
+    ];
+    if let Some(gs) = &lowered.gs {
+        // What libctru's `shaderProgramSetGsh` and the GS input configuration need.
+        extra.push(("gs-input-vertices", u64::from(gs.vertices)));
+        extra.push(("gs-stride", u64::from(gs.stride)));
+    }
     let stats = Stats {
         instructions: words.len() as u32,
         code_bytes: 4 * words.len() as u32,
@@ -320,10 +329,7 @@ pub(crate) fn compile_stage(
         units_filled: 0,
         lower_bound: 0,
         ir_ops: lowered.ir_ops,
-        extra: vec![
-            ("operand-descriptors", descs.len() as u64),
-            ("uniform-slots", u64::from(reflection.uniform_slots)),
-        ],
+        extra,
     };
     let mut sections = sim_io::sections(&words, &descs, (0, end), lowered.gs.is_some());
     if let Some(gs) = &lowered.gs {
