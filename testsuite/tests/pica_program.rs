@@ -49,9 +49,18 @@ fn vertex_and_geometry_shader_run_from_one_shbin() {
     let vs_regs: Vec<usize> = (0..16).filter(|r| dv.output_mask & (1 << r) != 0).collect();
     let k = vs_regs.len();
 
+    // Users read, edit and reassemble it: disassembly (one picasso file per DVLE) → assembly
+    // gives the same bytes.
+    let gs_target = irc::target("pica-gs").expect("registered");
+    let text = gs_target.disassemble(bytes).expect("disassembles");
+    assert!(
+        text.contains(".gsh point") && text.contains("setemit 2, prim"),
+        "{text}"
+    );
+    assert_eq!(&gs_target.assemble(&text).expect("reassembles"), bytes);
+
     let vs_out = &program.stages[0].output;
     let gs_out = &program.stages[1].output;
-    let gs_target = irc::target("pica-gs").expect("registered");
     let config = interp_config(gs_target);
     let opts = SimOptions {
         precision: Precision::Exact,

@@ -20,6 +20,11 @@ use crate::isa::{limits, AddrIndex, Opcode};
 use crate::lower::mir::{Dst, MOp, Operand, Reg};
 use crate::{decode, disasm, encode, float24, lower, outmap, regalloc, shbin, sim_io};
 
+/// The line between the DVLEs of a multi-DVLE SHBIN (a vertex + geometry shader program) in
+/// [`Target::disassemble`]'s text: each part is one picasso source file (`picasso -o out.shbin
+/// a.v.pica b.g.pica`), and [`Target::assemble`] splits there again.
+pub const DVLE_SEPARATOR: &str = "; ---- next DVLE: a separate picasso source file ----";
+
 /// The PICA200 vertex shader target.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PicaVs;
@@ -53,10 +58,22 @@ impl Target for PicaVs {
     fn disassemble(&self, bytes: &[u8]) -> Result<String, Diagnostic> {
         let sh = shbin::read(bytes).map_err(|e| Diagnostic::input(e.to_string()))?;
         let texts = disasm::disassemble_shbin(&sh).map_err(|e| Diagnostic::input(e.to_string()))?;
-        Ok(texts.join("\n"))
+        Ok(texts.join(&format!("\n{DVLE_SEPARATOR}\n")))
     }
     fn assemble(&self, text: &str) -> Result<Vec<u8>, Diagnostic> {
-        let sh = crate::asm::assemble(text).map_err(|e| Diagnostic::input(e.to_string()))?;
+        // One picasso source file per DVLE, split where `disassemble` joined them.
+        let mut files = vec![String::new()];
+        for line in text.lines() {
+            if line.trim_end() == DVLE_SEPARATOR {
+                files.push(String::new());
+            } else if let Some(f) = files.last_mut() {
+                f.push_str(line);
+                f.push('\n');
+            }
+        }
+        let sources: Vec<&str> = files.iter().map(String::as_str).collect();
+        let sh =
+            crate::asm::assemble_files(&sources).map_err(|e| Diagnostic::input(e.to_string()))?;
         Ok(shbin::write(&sh))
     }
     fn simulator(&self) -> Option<&dyn Simulator> {
@@ -387,6 +404,13 @@ fn container(
         d.output_mask |= 1 << e.reg;
     }
     d.outputs = outmap::entries(map);
+    // picasso sets the merge flag when a `.out` is `dummy` (libctru then merges a geometry
+    // shader's output map with the vertex shader's): the same bytes as picasso assembling our
+    // disassembly.
+    d.merge_outmaps = d
+        .outputs
+        .iter()
+        .any(|o| o.semantic == shbin::semantic::DUMMY);
     d.uniforms.sort_by_key(|u| u.first);
     shbin::Shbin {
         code: words.to_vec(),
