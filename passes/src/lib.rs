@@ -11,6 +11,7 @@ pub mod dce;
 pub mod dead_io;
 pub mod dissolve_loops;
 pub mod float_facts;
+pub mod fold_gs_vertex_count;
 #[cfg(test)]
 mod fold_tests;
 pub mod fold_util;

@@ -34,6 +34,7 @@ pub fn legalize(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
     step(pm, m, "propagate-types")?;
     step(pm, m, "lower-consume")?;
     step(pm, m, "inline")?;
+    step(pm, m, "fold-gs-vertex-count")?;
     step(pm, m, "trim-legacy-guards")?;
     step(pm, m, "lower-legacy")?;
     step(pm, m, "lower-dot")?;

@@ -60,6 +60,11 @@ pub static PASSES: &[PassInfo] = &[
         run: crate::propagate_types::run,
     },
     PassInfo {
+        name: "fold-gs-vertex-count",
+        description: "the geometry-shader input GsVertexCountIn to its input primitive's vertex count",
+        run: crate::fold_gs_vertex_count::run,
+    },
+    PassInfo {
         name: "trim-legacy-guards",
         description: "D3D9 legacy multiplies whose zero guards are provably identities to IEEE ops",
         run: crate::trim_legacy_guards::run,

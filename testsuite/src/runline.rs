@@ -28,7 +28,11 @@
 //! Expectations (after `=>`): `oN=VALUE` / `oN.C=VALUE` / `<BuiltIn>=VALUE` for outputs (typed
 //! by their declaration, compared bit for bit except that any NaN matches `nan`), `discard`
 //! (every lane discarded) and `kept` (no lane discarded). Outputs are checked on every lane;
-//! `oN@L=VALUE` checks lane L only.
+//! `oN@L=VALUE` checks lane L only. Geometry shaders: `oN#K=VALUE` / `<BuiltIn>#K=VALUE` check
+//! the outputs of the K-th vertex emitted to stream 0, `vertices=N` how many were emitted, and
+//! `triangles=(a:b:c,…)` the triangles they make (by emitted-vertex index, in drawing order,
+//! each equal up to a rotation; the interpreter's triangle strips are turned into triangles
+//! by D3D's winding rule, a simulator reports the triangles it assembled).
 //! `tolerance=T` relaxes float comparisons to |got − want| ≤ max(T, T·|want|) (for results
 //! whose last bits depend on the host's transcendental functions, and later for targets that
 //! compute in lower precision).
@@ -204,9 +208,71 @@ impl RunLine {
 
     /// Checks the interpreter's outputs against the expectations; returns the mismatches.
     pub fn check(&self, m: &Module, out: &Outputs) -> Result<Vec<String>, String> {
+        self.check_with(m, out, None)
+    }
+
+    /// [`RunLine::check`]; a geometry shader's triangles are `triangles` when given (a
+    /// simulator's), else made from the interpreter's strips.
+    pub fn check_with(
+        &self,
+        m: &Module,
+        out: &Outputs,
+        triangles: Option<&[Vec<usize>]>,
+    ) -> Result<Vec<String>, String> {
         let mut bad = Vec::new();
+        let emitted: Vec<&irc_interp::GsVertex> =
+            out.gs_vertices.iter().filter(|v| v.stream == 0).collect();
         for e in &self.expects {
             match e {
+                Expect::Output(k, v) if k == "vertices" => {
+                    let want: usize = v.parse().map_err(|_| format!("bad count `{v}`"))?;
+                    if emitted.len() != want {
+                        bad.push(format!(
+                            "{} vertices emitted, expected {want}",
+                            emitted.len()
+                        ));
+                    }
+                }
+                Expect::Output(k, v) if k == "triangles" => {
+                    let mut want = Vec::new();
+                    for t in parse_tuple(v)? {
+                        let idx: Result<Vec<usize>, _> = t.split(':').map(str::parse).collect();
+                        want.push(idx.map_err(|_| format!("bad triangle `{t}`"))?);
+                    }
+                    let topology = crate::harness::gs::output_topology(m)
+                        .ok_or("`triangles=` needs a geometry shader")?;
+                    let got = match triangles {
+                        Some(t) => t.to_vec(),
+                        None => crate::harness::gs::strip_primitives(out, topology),
+                    };
+                    let same = got.len() == want.len()
+                        && got
+                            .iter()
+                            .zip(&want)
+                            .all(|(g, w)| crate::harness::gs::same_up_to_rotation(g, w));
+                    if !same {
+                        bad.push(format!("triangles {got:?}, expected {want:?}"));
+                    }
+                }
+                Expect::Output(k, v) if k.contains('#') => {
+                    let (name, index) = k.split_once('#').unwrap_or((k, "0"));
+                    let index: usize = index
+                        .parse()
+                        .map_err(|_| format!("`{k}`: bad vertex index"))?;
+                    let (slot, ty) = slot_of(m, name, OpCode::DclOutput, OpCode::DclOutputBuiltIn)?;
+                    let want = parse_value(&ty, v)?;
+                    let got = emitted
+                        .get(index)
+                        .and_then(|g| g.io.get(&slot).cloned())
+                        .unwrap_or(Value::Void);
+                    if !values_match(&got, &want, self.tolerance) {
+                        bad.push(format!(
+                            "emitted vertex {index}: {name} = {}, expected {}",
+                            show(&got),
+                            show(&want)
+                        ));
+                    }
+                }
                 Expect::Discard | Expect::Kept => {
                     let want = *e == Expect::Discard;
                     for (lane, o) in out.invocations.iter().enumerate() {

@@ -643,6 +643,7 @@ impl Simulator for AgalSimulator {
             invocations: Vec::with_capacity(result.lanes.len()),
             divergent_quad_ops: result.divergent_quad_ops,
             steps: result.steps,
+            ..Default::default()
         };
         for lane in &result.lanes {
             let mut inv = InvocationOutputs {

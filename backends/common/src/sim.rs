@@ -113,6 +113,10 @@ pub struct SimOutputs {
     pub divergent_quad_ops: u32,
     /// Instructions executed.
     pub steps: u64,
+    /// Geometry shaders: the primitives the emitted vertices (`invocations`, one per emitted
+    /// vertex) form, in the order they are rasterized, each as the indices of its vertices in
+    /// the order the rasterizer takes them (a triangle: three). Empty for other stages.
+    pub primitives: Vec<Vec<usize>>,
 }
 
 /// Which arithmetic a run uses.

@@ -15,7 +15,7 @@ use irc_passes::{PipelineKind, TargetCaps};
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::options::{CompileOptions, OptionSpec};
-use crate::output::Output;
+use crate::output::{Container, Output};
 use crate::sim::Simulator;
 use crate::tolerance::{Oracle, Tolerance};
 
@@ -85,6 +85,14 @@ pub trait Target: Sync {
     /// derivatives, transcendentals the hardware's way; flushed uniforms).
     fn oracle(&self) -> Oracle {
         Oracle::default()
+    }
+    /// Program compilation: one container file holding the compiled stages of a program of
+    /// this target's family (`stages` in pipeline order, each compiled with its container),
+    /// for families whose container format holds several stages (PICA200: one SHBIN with a
+    /// DVLE per stage). `None` (the default): one container per stage.
+    fn program_container(&self, stages: &[&Output]) -> Option<Result<Container, Diagnostic>> {
+        let _ = stages;
+        None
     }
 }
 

@@ -25,7 +25,9 @@
 //! The `pica-vs` target: [`lower`] (IR after the `opt` pipeline → machine ops on virtual vec4
 //! registers, with the operand-slot errata resolved), [`regalloc`] (r0–r15 through the shared
 //! allocator core and its checker) and [`target`] (`impl Target`, emission, reflection,
-//! SHBIN). Section numbers (§n) refer to
+//! SHBIN). The `pica-gs` target ([`gs`]) is the same code generator with the geometry hooks of
+//! [`lower::gs`] (point-mode inputs, `SETEMIT`/`EMIT`), and [`gs::program`] puts a vertex and a
+//! geometry shader into one SHBIN. Section numbers (§n) refer to
 //! `shared/reference/pica.md`.
 
 pub mod asm;
@@ -34,6 +36,7 @@ pub mod decode;
 pub mod disasm;
 pub mod encode;
 pub mod float24;
+pub mod gs;
 pub mod instr;
 pub mod isa;
 pub mod lower;
@@ -44,6 +47,7 @@ pub mod sim;
 pub mod sim_io;
 pub mod target;
 
+pub use gs::PicaGs;
 pub use target::PicaVs;
 
 pub use caps::CAPS;

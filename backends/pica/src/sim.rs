@@ -35,7 +35,8 @@
 //!   running past the last word (missing END), running out of fuel.
 //! * **Geometry shaders**: SETEMIT selects the vertex slot (0–2) and the primitive/winding flags
 //!   of the next EMIT; EMIT copies `o0–o15` into that slot and, with the primitive flag, emits
-//!   the triangle of slots 0, 1, 2. Inputs are `v0–v15` as for a vertex shader.
+//!   the triangle of slots 0, 1, 2 (each primitive also records which EMIT filled each slot).
+//!   Inputs are `v0–v15` as for a vertex shader.
 
 use thiserror::Error;
 
@@ -106,6 +107,8 @@ pub struct Primitive {
     pub vertices: [[[f32; 4]; 16]; 3],
     /// The SETEMIT winding (invert) flag.
     pub winding: bool,
+    /// Per slot, the index (in [`RunResult::emitted`]) of the EMIT that filled it.
+    pub emits: [usize; 3],
 }
 
 /// What one run produced.
@@ -188,6 +191,7 @@ struct Machine<'a> {
     prim: bool,
     winding: bool,
     slots: [[[f32; 4]; 16]; 3],
+    slot_emits: [usize; 3],
     emitted: Vec<[[f32; 4]; 16]>,
     primitives: Vec<Primitive>,
 }
@@ -384,11 +388,13 @@ impl Machine<'_> {
                 Instr::Plain(Opcode::Emit) => {
                     let slot = self.vtx.min(2);
                     self.slots[slot] = self.o;
+                    self.slot_emits[slot] = self.emitted.len();
                     self.emitted.push(self.o);
                     if self.prim {
                         self.primitives.push(Primitive {
                             vertices: self.slots,
                             winding: self.winding,
+                            emits: self.slot_emits,
                         });
                     }
                     self.written = [0; 16];
@@ -623,6 +629,7 @@ pub fn run(
         prim: false,
         winding: false,
         slots: [[[0.0; 4]; 16]; 3],
+        slot_emits: [0; 3],
         emitted: Vec::new(),
         primitives: Vec::new(),
     };

@@ -30,7 +30,12 @@
 //!   components 4–7 of a wider binding (`ClipDistance`) are lanes 0–3 of `o<register + 1>`.
 //! * A geometry shader runs once per invocation; every EMIT produces one
 //!   [`InvocationOutputs`] (in emission order), named through `reflection.outputs` like a
-//!   vertex's outputs.
+//!   vertex's outputs, and every triangle one entry of [`SimOutputs::primitives`]: its slots
+//!   0, 1, 2 (1, 0, 2 with the SETEMIT winding flag, as citra's primitive assembler takes
+//!   them) as indices of emitted vertices. With a [`crate::gs::SECTION_GS_LAYOUT`] section its
+//!   inputs are per-vertex arrays in point-mode layout: `reflection.varyings` binds vertex 0,
+//!   vertex `j` of a binding of `w` components is in `v<slot + j·stride>` and reads source
+//!   components `component + j·w` (the IR's flattened array).
 
 use irc_backend::{
     InvocationOutputs, IoName, IoSource, IoValues, Output, Reflection, SimConfig, SimError,
@@ -250,6 +255,34 @@ pub fn inputs_from(reflection: &Reflection, values: &IoValues) -> Result<[[f32; 
     Ok(v)
 }
 
+/// Fills `v0–v15` of a geometry shader from one invocation's per-vertex IR inputs (see the
+/// module doc).
+fn gs_inputs_from(
+    reflection: &Reflection,
+    layout: crate::lower::gs::GsLayout,
+    values: &IoValues,
+) -> Result<[[f32; 4]; 16], SimError> {
+    let mut v = [[0.0; 4]; 16];
+    for j in 0..u32::from(layout.vertices) {
+        for b in &reflection.varyings {
+            let (name, first) = IoName::of(b.source);
+            let first = first + j * u32::from(b.components);
+            let slot = b.slot + j * u32::from(layout.stride);
+            for i in 0..u32::from(b.components) {
+                let lane = b.lane as usize + i as usize;
+                let bits = values.get(&(name, first + i)).ok_or_else(|| {
+                    err(format!("input {name:?} component {} not given", first + i))
+                })?;
+                *v.get_mut(slot as usize)
+                    .and_then(|r| r.get_mut(lane))
+                    .ok_or_else(|| err(format!("input v{slot}.{lane} does not exist")))? =
+                    f32::from_bits(*bits);
+            }
+        }
+    }
+    Ok(v)
+}
+
 /// Names the output registers `o` by the IR's outputs.
 pub fn outputs_to(reflection: &Reflection, o: &[[f32; 4]; 16]) -> IoValues {
     let mut out = IoValues::new();
@@ -288,11 +321,24 @@ impl Simulator for PicaSimulator {
             fuel: config.fuel,
         };
         let mut result = SimOutputs::default();
+        let layout = crate::gs::layout_of(output);
         for inv in &inputs.invocations {
-            let v = inputs_from(&output.reflection, inv)?;
+            let v = match layout {
+                Some(layout) => gs_inputs_from(&output.reflection, layout, inv)?,
+                None => inputs_from(&output.reflection, inv)?,
+            };
             let r = sim::run(&prog, l.entry, &v, &u, &opts).map_err(|e| err(e.to_string()))?;
             result.steps += r.steps;
             if l.geometry {
+                let first = result.invocations.len();
+                for p in &r.primitives {
+                    let [a, b, c] = p.emits.map(|e| first + e);
+                    result.primitives.push(if p.winding {
+                        vec![b, a, c]
+                    } else {
+                        vec![a, b, c]
+                    });
+                }
                 for o in &r.emitted {
                     result.invocations.push(InvocationOutputs {
                         values: outputs_to(&output.reflection, o),

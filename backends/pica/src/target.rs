@@ -20,6 +20,11 @@ use crate::isa::{limits, AddrIndex, Opcode};
 use crate::lower::mir::{Dst, MOp, Operand, Reg};
 use crate::{decode, disasm, encode, float24, lower, outmap, regalloc, shbin, sim_io};
 
+/// The line between the DVLEs of a multi-DVLE SHBIN (a vertex + geometry shader program) in
+/// [`Target::disassemble`]'s text: each part is one picasso source file (`picasso -o out.shbin
+/// a.v.pica b.g.pica`), and [`Target::assemble`] splits there again.
+pub const DVLE_SEPARATOR: &str = "; ---- next DVLE: a separate picasso source file ----";
+
 /// The PICA200 vertex shader target.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PicaVs;
@@ -53,10 +58,22 @@ impl Target for PicaVs {
     fn disassemble(&self, bytes: &[u8]) -> Result<String, Diagnostic> {
         let sh = shbin::read(bytes).map_err(|e| Diagnostic::input(e.to_string()))?;
         let texts = disasm::disassemble_shbin(&sh).map_err(|e| Diagnostic::input(e.to_string()))?;
-        Ok(texts.join("\n"))
+        Ok(texts.join(&format!("\n{DVLE_SEPARATOR}\n")))
     }
     fn assemble(&self, text: &str) -> Result<Vec<u8>, Diagnostic> {
-        let sh = crate::asm::assemble(text).map_err(|e| Diagnostic::input(e.to_string()))?;
+        // One picasso source file per DVLE, split where `disassemble` joined them.
+        let mut files = vec![String::new()];
+        for line in text.lines() {
+            if line.trim_end() == DVLE_SEPARATOR {
+                files.push(String::new());
+            } else if let Some(f) = files.last_mut() {
+                f.push_str(line);
+                f.push('\n');
+            }
+        }
+        let sources: Vec<&str> = files.iter().map(String::as_str).collect();
+        let sh =
+            crate::asm::assemble_files(&sources).map_err(|e| Diagnostic::input(e.to_string()))?;
         Ok(shbin::write(&sh))
     }
     fn simulator(&self) -> Option<&dyn Simulator> {
@@ -64,6 +81,9 @@ impl Target for PicaVs {
     }
     fn tolerance(&self) -> Tolerance {
         Tolerance::FLOAT24
+    }
+    fn program_container(&self, stages: &[&Output]) -> Option<Result<Container, Diagnostic>> {
+        Some(crate::gs::program::program_container(stages))
     }
     fn oracle(&self) -> Oracle {
         // No divide instruction (RCP + MUL); float24 has no denormals: uniforms arrive
@@ -119,6 +139,13 @@ fn emit_op(op: &MOp, alloc: &Allocation, lit_base: u8) -> Result<Instr, Diagnost
                 .filter(|c| mask & (1 << c) != 0)
                 .fold(0u8, |m, c| m | Mask::comp(c).0);
             (HDst::new(DstReg::Output(o), Mask(m)), 0)
+        }
+        Dst::Emit(f) => {
+            return Ok(Instr::SetEmit {
+                vertex: f.vertex,
+                primitive: f.primitive,
+                winding: f.winding,
+            })
         }
         Dst::A0(mask) => {
             let m = (0..2)
@@ -221,7 +248,19 @@ fn is_self_move(i: &Instr) -> bool {
 
 /// Compiles an optimized module.
 pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diagnostic> {
-    let lowered = lower::lower(module)?;
+    compile_stage(module, options, ShaderStage::Vertex)
+}
+
+/// Compiles an optimized vertex or geometry shader.
+pub(crate) fn compile_stage(
+    module: &Module,
+    options: &CompileOptions,
+    stage: ShaderStage,
+) -> Result<Output, Diagnostic> {
+    let mut lowered = lower::lower_stage(module, stage)?;
+    if let Some(layout) = &options.output_layout {
+        crate::gs::link::apply_output_layout(&mut lowered, layout)?;
+    }
     let prog = &lowered.program;
     let (alloc, _) = regalloc::allocate(prog)?;
     let mut instrs = Vec::with_capacity(prog.ops.len() + 1);
@@ -230,6 +269,10 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
         // A copy the allocator coalesced (`mov r0.x, r0.x`) does nothing.
         if !is_self_move(&i) {
             instrs.push(i);
+        }
+        // A geometry shader's SETEMIT is followed by its EMIT.
+        if matches!(op.dst, Dst::Emit(_)) {
+            instrs.push(Instr::Plain(Opcode::Emit));
         }
     }
     instrs.push(Instr::END);
@@ -244,8 +287,13 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
     }
     if instrs.len() > limits::CODE_WORDS {
         return Err(Diagnostic::limit(format!(
-            "{} instructions; a PICA200 vertex shader holds {}",
+            "{} instructions; a PICA200 {} shader holds {}",
             instrs.len(),
+            if stage == ShaderStage::Geometry {
+                "geometry"
+            } else {
+                "vertex"
+            },
             limits::CODE_WORDS
         )));
     }
@@ -261,20 +309,33 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
     let mut reflection = lowered.reflection;
     let outmap = outmap::build(module, &reflection.outputs);
     let end = words.len() as u32;
+    let mut sh = container(
+        &words,
+        &descs,
+        &lowered.literals,
+        lowered.literal_base,
+        &reflection,
+        &outmap,
+    );
+    if let Some(gs) = &lowered.gs {
+        crate::gs::mark_geometry(&mut sh.dvles[0], gs);
+    }
     let container = options.container.then(|| Container {
         format: "shbin",
-        bytes: shbin::write(&container(
-            &words,
-            &descs,
-            &lowered.literals,
-            lowered.literal_base,
-            &reflection,
-            &outmap,
-        )),
+        bytes: shbin::write(&sh),
     });
     reflection.target = Some(irc_backend::TargetPart::new(outmap::PicaReflection {
         outmap,
     }));
+    let mut extra = vec![
+        ("operand-descriptors", descs.len() as u64),
+        ("uniform-slots", u64::from(reflection.uniform_slots)),
+    ];
+    if let Some(gs) = &lowered.gs {
+        // What libctru's `shaderProgramSetGsh` and the GS input configuration need.
+        extra.push(("gs-input-vertices", u64::from(gs.vertices)));
+        extra.push(("gs-stride", u64::from(gs.stride)));
+    }
     let stats = Stats {
         instructions: words.len() as u32,
         code_bytes: 4 * words.len() as u32,
@@ -285,13 +346,14 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
         units_filled: 0,
         lower_bound: 0,
         ir_ops: lowered.ir_ops,
-        extra: vec![
-            ("operand-descriptors", descs.len() as u64),
-            ("uniform-slots", u64::from(reflection.uniform_slots)),
-        ],
+        extra,
     };
+    let mut sections = sim_io::sections(&words, &descs, (0, end), lowered.gs.is_some());
+    if let Some(gs) = &lowered.gs {
+        sections.push(crate::gs::layout_section(gs));
+    }
     Ok(Output {
-        sections: sim_io::sections(&words, &descs, (0, end), false),
+        sections,
         container,
         disassembly,
         reflection,
@@ -342,6 +404,13 @@ fn container(
         d.output_mask |= 1 << e.reg;
     }
     d.outputs = outmap::entries(map);
+    // picasso sets the merge flag when a `.out` is `dummy` (libctru then merges a geometry
+    // shader's output map with the vertex shader's): the same bytes as picasso assembling our
+    // disassembly.
+    d.merge_outmaps = d
+        .outputs
+        .iter()
+        .any(|o| o.semantic == shbin::semantic::DUMMY);
     d.uniforms.sort_by_key(|u| u.first);
     shbin::Shbin {
         code: words.to_vec(),

@@ -166,21 +166,40 @@ impl Filetest {
                     (Precision::Exact, EXACT_TOLERANCE),
                     (Precision::Native, f64::from(tol.abs.max(tol.rel))),
                 ] {
-                    let got = harness::simulate(target, &output, &inputs, precision)?;
-                    let got = interp_outputs(m, &got);
+                    let sim = harness::simulate(target, &output, &inputs, precision)?;
+                    let got = interp_outputs(m, &sim);
+                    let triangles =
+                        harness::gs::output_topology(m).map(|_| sim.primitives.as_slice());
                     let mut r = r.clone();
                     r.tolerance = Some(r.tolerance.unwrap_or(0.0).max(t));
                     bad.extend(
-                        r.check(m, &got)?
+                        r.check_with(m, &got, triangles)?
                             .into_iter()
                             .map(|b| format!("{precision:?}: {b}")),
                     );
                     if precision == Precision::Exact {
-                        shown = got
-                            .invocations
-                            .first()
-                            .map(show_outputs)
-                            .unwrap_or_default();
+                        shown = if triangles.is_some() {
+                            let vertices: Vec<String> = got
+                                .gs_vertices
+                                .iter()
+                                .map(|v| {
+                                    show_outputs(&irc_interp::InvocationOutputs {
+                                        io: v.io.clone(),
+                                        discarded: false,
+                                    })
+                                })
+                                .collect();
+                            format!(
+                                "emitted [{}] triangles {:?}",
+                                vertices.join("; "),
+                                sim.primitives
+                            )
+                        } else {
+                            got.invocations
+                                .first()
+                                .map(show_outputs)
+                                .unwrap_or_default()
+                        };
                     }
                 }
                 Ok((shown, bad))
@@ -239,7 +258,7 @@ pub fn interp_outputs(m: &Module, sim: &SimOutputs) -> Outputs {
             }
         })
         .collect();
-    let invocations = sim
+    let invocations: Vec<InvocationOutputs> = sim
         .invocations
         .iter()
         .map(|inv| {
@@ -270,6 +289,20 @@ pub fn interp_outputs(m: &Module, sim: &SimOutputs) -> Outputs {
             }
         })
         .collect();
+    // A geometry shader's invocations are its emitted vertices (one stream).
+    if crate::harness::gs::output_topology(m).is_some() {
+        return Outputs {
+            gs_vertices: invocations
+                .into_iter()
+                .map(|i| irc_interp::GsVertex {
+                    stream: 0,
+                    primitive: 0,
+                    io: i.io,
+                })
+                .collect(),
+            ..Default::default()
+        };
+    }
     Outputs {
         invocations,
         ..Default::default()

@@ -23,6 +23,9 @@
 //! out of fuel) gives no reference: the seed is skipped; so is a mismatch that rests on quad
 //! operations executed in divergent control flow (undefined in D3D).
 //!
+//! A geometry shader is compared by its emitted vertices and assembled primitives ([`gs`])
+//! instead of its final outputs.
+//!
 //! [`check_shader`] compiles a raw module through the driver for a target and compares
 //! [`SEEDS`] seeds; [`corpus_check`] is the corpus runner's `--check TARGET` ([`metrics`]:
 //! the summary lines), [`check_generated`] the differential test of generator programs.
@@ -30,6 +33,7 @@
 pub mod compare;
 #[cfg(test)]
 mod explicit_inputs_tests;
+pub mod gs;
 pub mod inputs;
 pub mod metrics;
 #[cfg(test)]
@@ -209,6 +213,12 @@ pub fn compare_inputs(
     }
     let lines = output.disassembly.lines().count();
     let ctx = |what: String| format!("{label}: {what} (program: {lines} lines of disassembly)");
+    // A geometry shader's result is what it emits.
+    let topology = gs::output_topology(reference);
+    let compare_outputs = |w: &Outputs, g: &SimOutputs, tol: Tolerance| match topology {
+        Some(t) => gs::compare_gs(w, g, tol, t),
+        None => compare_outputs(w, g, tol),
+    };
     let exact = simulate(target, output, inputs, Precision::Exact).map_err(ctx)?;
     if let Some(e) = pipeline_diff {
         // Implicit-LOD fetches and derivatives in divergent control flow are undefined in D3D;

@@ -35,6 +35,10 @@ pub struct ProgramOutput {
     /// For each pair of consecutive stages, the inputs of the later one with the hardware slot
     /// both agree on (the combined reflection of the varyings).
     pub links: Vec<Vec<VaryingBinding>>,
+    /// One container file for the whole program, when the options ask for containers and the
+    /// family's format holds several stages ([`Target::program_container`]: PICA200's SHBIN
+    /// with a DVLE per stage); otherwise each stage's output has its own.
+    pub container: Option<irc_backend::Container>,
 }
 
 /// Pipeline order of the stages a program can have.
@@ -121,9 +125,22 @@ pub fn compile_program_in(
                 (outputs, links) = compile_stages(&stages, &agreed)?;
             }
         }
+        let container = match (options.backend.container, outputs.first()) {
+            (true, Some(first)) => {
+                let target = targets
+                    .iter()
+                    .copied()
+                    .find(|t| t.name() == first.target)
+                    .ok_or_else(|| Diagnostic::internal(None, "stage target vanished"))?;
+                let stages: Vec<&Output> = outputs.iter().map(|s| &s.output).collect();
+                target.program_container(&stages).transpose()?
+            }
+            _ => None,
+        };
         Ok(ProgramOutput {
             stages: outputs,
             links,
+            container,
         })
     })
 }

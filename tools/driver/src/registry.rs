@@ -26,6 +26,7 @@ impl Registry {
                 &irc_lima::pp::LimaFp,
                 &irc_lima::gp::LimaVp,
                 &irc_pica::PicaVs,
+                &irc_pica::PicaGs,
                 &irc_agal::AgalFp,
                 &irc_agal::AgalVp,
             ],

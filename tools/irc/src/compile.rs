@@ -291,7 +291,8 @@ pub fn compile_one(
 
 /// `irc compile --target FAMILY --vs VS --ps PS`: the stages compiled together. Text outputs
 /// print each stage under a `; STAGE (TARGET)` header; `-o OUT` with `bin` or `container`
-/// writes one file per stage, `OUT.vs`, `OUT.gs`, `OUT.ps`.
+/// writes one file per stage, `OUT.vs`, `OUT.gs`, `OUT.ps` — except `container` for a family
+/// whose container holds the whole program (PICA200: one SHBIN with both DVLEs in `OUT`).
 fn run_program(
     args: &CompileArgs,
     stages: &[&PathBuf],
@@ -309,6 +310,14 @@ fn run_program(
     };
     if emit == Emit::Ir {
         return Err("--emit ir takes one shader, not a program".into());
+    }
+    // A family whose container holds every stage (PICA200's SHBIN): one file.
+    if let (Emit::Container, Some(c)) = (emit, &program.container) {
+        let Some(out) = &args.output else {
+            return Err("binary output of a program needs -o OUT".into());
+        };
+        write_out(Some(out.as_path()), &c.bytes)?;
+        return Ok(ExitCode::SUCCESS);
     }
     let binary = matches!(emit, Emit::Bin | Emit::Container);
     let mut text = Vec::new();

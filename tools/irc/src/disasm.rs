@@ -5,9 +5,14 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-/// The target named `name`, or an error listing the known ones.
+/// The target named `name` — or, for a family name (`pica`), one of its targets, which read and
+/// write the family's shared format — or an error listing the known ones.
 pub fn find(name: &str) -> Result<&'static dyn irc::Target, String> {
-    irc::find_target(irc::Registry::builtin(), name).map_err(|d| d.to_string())
+    let registry = irc::Registry::builtin();
+    match registry.resolve(name) {
+        Some(t) => Ok(t),
+        None => irc::find_target(registry, name).map_err(|d| d.to_string()),
+    }
 }
 
 /// Runs `irc disasm`.

@@ -99,6 +99,7 @@ impl Simulator for PpSim {
             invocations,
             divergent_quad_ops: out.divergent_quad_ops,
             steps: out.steps,
+            ..Default::default()
         })
     }
 }

@@ -60,6 +60,17 @@ pub enum Dst {
     Out(u8, u8),
     /// The address register `a0` (MOVA): bit 0 = a0.x, bit 1 = a0.y.
     A0(u8),
+    /// Geometry shaders: `SETEMIT` with these flags, then `EMIT` (an op without sources).
+    Emit(EmitFlags),
+}
+
+/// The operands of `SETEMIT` (§4 format 4): the vertex slot (0–2) the next `EMIT` fills, whether
+/// that `EMIT` also emits the triangle of slots 0, 1, 2, and whether its winding is inverted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmitFlags {
+    pub vertex: u8,
+    pub primitive: bool,
+    pub winding: bool,
 }
 
 /// One machine op (one instruction).

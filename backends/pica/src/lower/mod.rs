@@ -17,6 +17,7 @@
 //! registers (erratum 4). What PICA cannot express is a [`Diagnostic::unsupported`] naming the
 //! op. Control flow is not lowered yet (one block only).
 
+pub mod gs;
 pub mod mir;
 
 use irc_backend::io_plan::{const_index, flat_size};
@@ -87,6 +88,8 @@ pub struct Lowered {
     pub literal_base: u8,
     pub reflection: Reflection,
     pub ir_ops: u32,
+    /// Geometry shaders: the input layout and mode ([`gs`]).
+    pub gs: Option<gs::GsLayout>,
 }
 
 struct OutDecl {
@@ -115,6 +118,8 @@ struct Lower<'a> {
     relative_bases: Vec<u8>,
     /// In-range flags of dynamic indices, by (float index, constant offset).
     range_masks: FxHashMap<(SsaDef, usize, i64), Comps>,
+    /// Geometry shaders: input layout and emission state ([`gs`]).
+    gs: Option<gs::GsState>,
 }
 
 /// An application uniform: a D3D9 float constant register or a constant-buffer element.
@@ -128,20 +133,26 @@ fn unsupported(m: &Module, d: SsaDef, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::unsupported(Some((d, m.opcode(d))), msg)
 }
 
-/// Lowers the entry point of `m`.
+/// Lowers the entry point of `m`, a vertex shader.
 pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
+    lower_stage(m, irc_ir::ShaderStage::Vertex)
+}
+
+/// Lowers the entry point of `m`, a shader of `stage` (vertex or geometry).
+pub(crate) fn lower_stage(m: &Module, want: irc_ir::ShaderStage) -> Result<Lowered, Diagnostic> {
     let entry = m
         .declarations()
         .find(|&d| m.opcode(d) == OpCode::EntryPoint)
         .ok_or_else(|| Diagnostic::unsupported(None, "the module has no entry point"))?;
     let ep = m.op(entry);
     let stage = ep.operands.last().and_then(|o| o.as_lit());
-    if stage != Some(irc_ir::ShaderStage::Vertex.0 as u64) {
-        return Err(unsupported(
-            m,
-            entry,
-            "pica-vs compiles vertex shaders only",
-        ));
+    if stage != Some(u64::from(want.0)) {
+        let msg = if want == irc_ir::ShaderStage::Geometry {
+            "pica-gs compiles geometry shaders only"
+        } else {
+            "pica-vs compiles vertex shaders only"
+        };
+        return Err(unsupported(m, entry, msg));
     }
     let func = EntryPoint::of(ep)
         .function()
@@ -179,13 +190,22 @@ pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
         relative_extent: 0,
         range_masks: FxHashMap::default(),
         relative_bases: Vec::new(),
+        gs: None,
     };
     let mut reflection = Reflection::default();
+    if want == irc_ir::ShaderStage::Geometry {
+        l.gs = Some(gs::GsState::new(m, &mut reflection)?);
+    }
     l.declare(&mut reflection)?;
+    if l.gs.is_some() {
+        gs::check_outputs(&reflection)?;
+    }
     for &d in &cfg.block(blocks[0]).ops {
         l.lower_op(d)?;
     }
-    l.write_outputs(&mut reflection);
+    if l.gs.is_none() {
+        l.write_outputs(&mut reflection);
+    }
     fold_output_moves(&mut l.prog);
     let literal_base = l.assign_uniform_slots(&mut reflection)?;
     let literals: Vec<[u32; 4]> = l.lits.iter().map(|e| e.0).collect();
@@ -211,6 +231,7 @@ pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
         literal_base,
         reflection,
         ir_ops: m.code().count() as u32,
+        gs: l.gs.map(|g| g.layout),
     })
 }
 
@@ -354,6 +375,8 @@ impl<'a> Lower<'a> {
         for d in m.declarations() {
             let op = m.op(d);
             match op.opcode {
+                // Geometry-shader inputs are per-vertex arrays, laid out by `gs`.
+                OpCode::DclInput if self.gs.is_some() => {}
                 OpCode::DclInput => {
                     let decl = DclInput::of(op);
                     let loc = decl.location().unwrap_or(0) as u32;
@@ -851,6 +874,10 @@ impl<'a> Lower<'a> {
             }
             OpCode::Return => return Ok(()),
             OpCode::Constant | OpCode::Undef => self.constant(d)?,
+            OpCode::InputLoad if self.gs.is_some() => self.gs_input_load(d)?,
+            OpCode::EmitVertex | OpCode::EmitPrimitive if self.gs.is_some() => {
+                return self.gs_emit(d)
+            }
             OpCode::InputLoad => self.input_load(d)?,
             OpCode::BufferLoad => self.buffer_load(d)?,
             // Constant-buffer descriptors are resolved by the loads that use them.
@@ -1442,7 +1469,7 @@ fn fold_output_moves(p: &mut Program) {
     for m in 0..p.ops.len() {
         let lanes = match p.ops[m].dst {
             Dst::Out(_, lanes) | Dst::V(_, lanes) => lanes,
-            Dst::A0(_) => continue,
+            Dst::A0(_) | Dst::Emit(_) => continue,
         };
         let [src] = p.ops[m].srcs[..] else { continue };
         let Reg::V(t) = src.reg else { continue };
@@ -1456,6 +1483,11 @@ fn fold_output_moves(p: &mut Program) {
         let Dst::V(_, def_mask) = p.ops[pi].dst else {
             continue;
         };
+        // A geometry shader writes its outputs again for every vertex: a write may not move
+        // across an EMIT.
+        if p.ops[pi..m].iter().any(|o| matches!(o.dst, Dst::Emit(_))) {
+            continue;
+        }
         let negate = match (src.neg, negating_sources(p.ops[pi].op)) {
             (false, _) => &[][..],
             (true, Some(which)) => which,
