@@ -183,6 +183,7 @@ fn lower_bound(prog: &Program) -> u32 {
                 complex += 1;
                 mul += 4;
             }
+            OpClass::Addr => complex += 1,
             OpClass::Mov => {}
         }
         alu += match n.op.class() {

@@ -14,6 +14,8 @@ pub struct Cyc {
     pub reg1: Option<u8>,
     /// Uniform vec4 of the load unit.
     pub load: Option<u16>,
+    /// The address register (1–3) the load adds, 0 for none.
+    pub load_off: u8,
     pub acc: [bool; 2],
     pub mul: [bool; 2],
     pub pass: bool,
@@ -30,6 +32,7 @@ impl Default for Cyc {
             reg0: None,
             reg1: None,
             load: None,
+            load_off: 0,
             acc: [false; 2],
             mul: [false; 2],
             pass: false,

@@ -43,6 +43,11 @@
 //! moved one or two instructions earlier and forwarded. `-C register-budget=N` (tests) keeps
 //! values in only N registers.
 //!
+//! **Address registers.** An [`Op::SetAddr`] node takes the complex unit and one of
+//! `addr1`–`addr3` (free once the last relative load of the previous value is placed); a
+//! relative uniform operand is read by the load unit with that register's offset at least 4
+//! instructions later (§9).
+//!
 //! Every schedule passes [`check`] (the machine layer's allocation checker on the final
 //! instructions, with the store latencies) or is an internal error. A shader longer than 512
 //! instructions, or needing more storage than registers and temporaries give, fails with a
@@ -58,7 +63,7 @@ use check::{Kept, Port, Read};
 
 use super::instr::Instruction;
 use super::isa::{
-    AccOp, ComplexOp, MulOp, PassOp, Src, SrcClass, Unit, MAX_INSTRUCTIONS, REGISTERS,
+    AccOp, ComplexOp, LoadOffset, MulOp, PassOp, Src, SrcClass, Unit, MAX_INSTRUCTIONS, REGISTERS,
     UNIFORM_SLOTS, UNKNOWN_1_TEMP_STORE,
 };
 use super::mir::{NodeId, Op, Operand, Program, Src as MSrc};
@@ -83,6 +88,9 @@ pub struct Config {
     /// The first uniform slot after the lowering's uniforms (address literals go there).
     pub uniform_base: u32,
 }
+
+/// Instructions from an address register write to the first load that adds it (§9).
+const ADDR_LATENCY: u32 = 4;
 
 /// Temporary vec4s values may be spilled to, from the top of the uniform/temporary space
 /// down (`t[511]`, `t[510]`, …).
@@ -113,6 +121,9 @@ enum Kind {
     Unit(Unit),
     /// A `complex1` result: read as `p2` mul0 only.
     Complex1,
+    /// Address register `addr<n>` (1–3) set: read by relative uniform loads from 4
+    /// instructions on, never forwarded.
+    Addr(u8),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -152,6 +163,7 @@ impl Val {
                 Src::from_forwarded(u, 2).map(|s| (self.def + 2, s)),
             ],
             Kind::Complex1 => [Some((self.def + 2, Src::P2Mul0)), None],
+            Kind::Addr(_) => [None, None],
         }
     }
 
@@ -185,6 +197,9 @@ struct Sched<'a> {
     temp_free: Vec<u32>,
     /// Spill to temporaries when no register is free.
     spill: bool,
+    /// Per address register 1–3: first cycle a new value may be set (`u32::MAX` while one is
+    /// in use).
+    addr_free: [u32; 3],
     cfg: Config,
     /// Register and temporary reads placed, for the checker.
     reads: Vec<Read>,
@@ -200,7 +215,7 @@ struct Sched<'a> {
 fn latency(op: Op) -> u32 {
     match op {
         Op::Rcp | Op::Rsqrt => 3,
-        Op::Exp2 | Op::Log2 => 4,
+        Op::Exp2 | Op::Log2 | Op::SetAddr => 4,
         _ => 1,
     }
 }
@@ -245,7 +260,7 @@ fn schedule_with(
             continue;
         }
         for s in &node.srcs {
-            if let MSrc::Node(p) = s.src {
+            if let Some(p) = s.producer() {
                 if p as usize >= i {
                     return Err(internal(format!("node {i} reads the later node {p}")));
                 }
@@ -256,7 +271,7 @@ fn schedule_with(
         }
     }
     for o in &prog.outputs {
-        if let MSrc::Node(v) = o.value.src {
+        if let Some(v) = o.value.producer() {
             uses[v as usize] += 1;
         }
     }
@@ -280,6 +295,7 @@ fn schedule_with(
         height,
         slot_free: [0; REGISTERS * 4],
         temp_free: vec![0; MAX_TEMPS * 4],
+        addr_free: [0; 3],
         spill,
         cfg,
         reads: Vec::new(),
@@ -399,9 +415,9 @@ impl Sched<'_> {
     }
 
     fn output_ready(&self, i: usize) -> bool {
-        match self.prog.outputs[i].value.src {
-            MSrc::Node(v) => self.vals[v as usize].is_some(),
-            _ => true,
+        match self.prog.outputs[i].value.producer() {
+            Some(v) => self.vals[v as usize].is_some(),
+            None => true,
         }
     }
 
@@ -451,6 +467,18 @@ impl Sched<'_> {
                 self.load_port(ti, u16::try_from(slot).ok()?)?;
                 Src::load(SrcClass::Load, c)
             }
+            MSrc::UniRel(slot, a, c) => {
+                let val = self.vals[a as usize]?;
+                let Kind::Addr(k) = val.kind else {
+                    return None;
+                };
+                if t < val.def + ADDR_LATENCY {
+                    return None;
+                }
+                self.load_port_at(ti, u16::try_from(slot).ok()?, k)?;
+                eff.push((a, t, None));
+                Src::load(SrcClass::Load, c)
+            }
         }
     }
 
@@ -483,13 +511,26 @@ impl Sched<'_> {
 
     /// The uniform/temporary load of instruction `ti` reading vec4 `slot`.
     fn load_port(&mut self, ti: usize, slot: u16) -> Option<()> {
+        self.load_port_at(ti, slot, 0)
+    }
+
+    /// The load of instruction `ti` reading vec4 `slot` plus address register `addr<k>` (0:
+    /// none).
+    fn load_port_at(&mut self, ti: usize, slot: u16, k: u8) -> Option<()> {
         let cyc = &mut self.cycles[ti];
         match cyc.load {
-            Some(s) if s == slot => {}
+            Some(s) if s == slot && cyc.load_off == k => {}
             Some(_) => return None,
             None => {
                 cyc.load = Some(slot);
+                cyc.load_off = k;
                 cyc.ins.load_addr = slot;
+                cyc.ins.load_offset = match k {
+                    1 => LoadOffset::Addr1,
+                    2 => LoadOffset::Addr2,
+                    3 => LoadOffset::Addr3,
+                    _ => LoadOffset::None,
+                };
             }
         }
         Some(())
@@ -556,6 +597,13 @@ impl Sched<'_> {
                 continue;
             };
             val.remaining = val.remaining.saturating_sub(1);
+            if let Kind::Addr(k) = val.kind {
+                val.last_read = val.last_read.max(cyc);
+                if val.remaining == 0 {
+                    self.addr_free[usize::from(k) - 1] = val.last_read + 1;
+                }
+                continue;
+            }
             if reg.is_some() {
                 val.last_read = val.last_read.max(cyc);
                 if let Some(h) = val.home.as_mut() {
@@ -702,6 +750,23 @@ impl Sched<'_> {
                 self.complex1(ti + 2, Src::P2Pass);
                 Some((t + 2, Kind::Complex1))
             }
+            Op::SetAddr => {
+                if self.cycles[ti].complex || self.cycles[ti].temp.is_some() {
+                    return None;
+                }
+                let k = (0..3).find(|&k| self.addr_free[k] <= t)?;
+                let x = self.read(t, srcs[0].src, eff)?;
+                let cyc = &mut self.cycles[ti];
+                cyc.complex = true;
+                cyc.ins.complex_op = [
+                    ComplexOp::TempLoadAddr0,
+                    ComplexOp::TempLoadAddr1,
+                    ComplexOp::TempLoadAddr2,
+                ][k];
+                cyc.ins.complex_src = x;
+                self.addr_free[k] = u32::MAX;
+                Some((t, Kind::Addr(k as u8 + 1)))
+            }
             Op::Add | Op::Min | Op::Max | Op::Ge | Op::Lt | Op::Floor | Op::Sign => None,
         }
     }
@@ -766,7 +831,11 @@ impl Sched<'_> {
         // with a user that waits for another producer too.
         for v in 0..self.vals.len() {
             let Some(val) = self.vals[v] else { continue };
-            if val.remaining == 0 || val.home.is_some() || val.last_forward() != t + 1 {
+            if val.remaining == 0
+                || val.home.is_some()
+                || val.last_forward() != t + 1
+                || matches!(val.kind, Kind::Addr(_))
+            {
                 continue;
             }
             if !self.users[v].iter().any(|&u| self.waiting[u as usize] > 0) {
@@ -778,7 +847,11 @@ impl Sched<'_> {
         }
         for v in 0..self.vals.len() {
             let Some(val) = self.vals[v] else { continue };
-            if val.remaining == 0 || val.home.is_some() || val.last_forward() > t {
+            if val.remaining == 0
+                || val.home.is_some()
+                || val.last_forward() > t
+                || matches!(val.kind, Kind::Addr(_))
+            {
                 continue;
             }
             let mut kept = self.keep(&val, File::Reg);
@@ -1059,13 +1132,7 @@ fn temp_number(index: u16) -> usize {
 /// instructions, counts once per operand, and through a register if any read was).
 fn eff_dedup(eff: &[Effect], srcs: &[Operand]) -> Vec<Effect> {
     let mut out: Vec<Effect> = Vec::new();
-    let mut per_operand: Vec<NodeId> = srcs
-        .iter()
-        .filter_map(|o| match o.src {
-            MSrc::Node(v) => Some(v),
-            _ => None,
-        })
-        .collect();
+    let mut per_operand: Vec<NodeId> = srcs.iter().filter_map(Operand::producer).collect();
     for &(v, c, reg) in eff {
         if let Some(e) = out.iter_mut().find(|e| e.0 == v) {
             if reg.is_some() {
