@@ -27,6 +27,9 @@ pub enum Src {
     /// Uniform vec4 `id` (a [`Program::uniforms`] index until slots are final, then the slot),
     /// component `comp`.
     Uni(u32, u8),
+    /// Uniform vec4 `id` (as for [`Src::Uni`]) plus the address register that the
+    /// [`Op::SetAddr`] node `addr` set (relative addressing), component `comp`.
+    UniRel(u32, NodeId, u8),
 }
 
 /// A scalar operand: source and negation.
@@ -51,6 +54,13 @@ impl Operand {
     }
     pub fn plain(self) -> Operand {
         Operand { neg: false, ..self }
+    }
+    /// The node that must be placed before this operand can be read.
+    pub fn producer(&self) -> Option<NodeId> {
+        match self.src {
+            Src::Node(n) | Src::UniRel(_, n, _) => Some(n),
+            Src::Attr(..) | Src::Uni(..) => None,
+        }
     }
 }
 
@@ -79,6 +89,9 @@ pub enum Op {
     Rsqrt,
     Exp2,
     Log2,
+    /// Complex unit: sets an address register (`addr1`–`addr3`) to the operand, an integral
+    /// value; read by [`Src::UniRel`] operands 4 instructions later (reference §9).
+    SetAddr,
 }
 
 impl Op {
@@ -90,11 +103,19 @@ impl Op {
             Op::Mov => OpClass::Mov,
             Op::Select => OpClass::Select,
             Op::Rcp | Op::Rsqrt | Op::Exp2 | Op::Log2 => OpClass::Complex,
+            Op::SetAddr => OpClass::Addr,
         }
     }
     pub fn num_srcs(self) -> usize {
         match self {
-            Op::Floor | Op::Sign | Op::Mov | Op::Rcp | Op::Rsqrt | Op::Exp2 | Op::Log2 => 1,
+            Op::Floor
+            | Op::Sign
+            | Op::Mov
+            | Op::Rcp
+            | Op::Rsqrt
+            | Op::Exp2
+            | Op::Log2
+            | Op::SetAddr => 1,
             Op::Select => 3,
             _ => 2,
         }
@@ -114,6 +135,8 @@ pub enum OpClass {
     Select,
     /// Complex unit plus both mul units on two instructions.
     Complex,
+    /// The complex unit alone (address register writes).
+    Addr,
 }
 
 /// One scalar node.
@@ -155,10 +178,7 @@ impl Program {
         let mut stack: Vec<NodeId> = self
             .outputs
             .iter()
-            .filter_map(|o| match o.value.src {
-                Src::Node(v) => Some(v),
-                _ => None,
-            })
+            .filter_map(|o| o.value.producer())
             .collect();
         while let Some(v) = stack.pop() {
             let Some(l) = live.get_mut(v as usize) else {
@@ -168,9 +188,7 @@ impl Program {
                 continue;
             }
             for s in &self.nodes[v as usize].srcs {
-                if let Src::Node(p) = s.src {
-                    stack.push(p);
-                }
+                stack.extend(s.producer());
             }
         }
         live
@@ -178,10 +196,10 @@ impl Program {
 
     /// Rewrites every uniform id through `map` (ids → slots).
     pub fn map_uniforms(&mut self, map: impl Fn(u32) -> u32) {
-        let f = |o: &mut Operand| {
-            if let Src::Uni(id, c) = o.src {
-                o.src = Src::Uni(map(id), c);
-            }
+        let f = |o: &mut Operand| match o.src {
+            Src::Uni(id, c) => o.src = Src::Uni(map(id), c),
+            Src::UniRel(id, a, c) => o.src = Src::UniRel(map(id), a, c),
+            Src::Node(_) | Src::Attr(..) => {}
         };
         for n in &mut self.nodes {
             n.srcs.iter_mut().for_each(f);

@@ -10,11 +10,11 @@ use irc_backend::output::bytes_of;
 use irc_backend::{
     CompileOptions, Container, Denormals, Diagnostic, Diagnostics, LegacyMul, OptionSpec, Oracle,
     Output, Pipeline, PipelineKind, Section, Simulator, Stats, Target, TargetCaps, TargetPart,
-    Tolerance, CODE,
+    Tolerance, UniformBinding, UniformSource, CODE,
 };
 use irc_ir::{Module, ShaderStage};
 
-use super::isa::MAX_INSTRUCTIONS;
+use super::isa::{MAX_INSTRUCTIONS, REGISTERS};
 use super::mir::{OpClass, Program};
 use super::{decode, disasm, encode, lower, sched, GpReflection};
 
@@ -46,7 +46,7 @@ impl Target for LimaVp {
         }
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[LegacyMul::OPTION]
+        &[LegacyMul::OPTION, REGISTER_BUDGET]
     }
     fn compile(&self, module: &Module, options: &CompileOptions) -> Result<Output, Diagnostics> {
         compile(module, options).map_err(Diagnostics::from)
@@ -84,6 +84,16 @@ impl Target for LimaVp {
     }
 }
 
+/// `-C register-budget=N`: keep values in at most N of the 16 vec4 registers and spill the
+/// rest to temporaries (tests the spill path).
+pub const REGISTER_BUDGET: OptionSpec = OptionSpec {
+    name: "register-budget",
+    values: &[],
+    default: "16",
+    help: "vec4 registers (0-16) the scheduler may keep values in; fewer forces spills to \
+           temporaries (tests the spill path)",
+};
+
 fn internal(msg: impl Into<String>) -> Diagnostic {
     Diagnostic::internal(None, msg)
 }
@@ -92,7 +102,11 @@ fn internal(msg: impl Into<String>) -> Diagnostic {
 pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diagnostic> {
     let lowered = lower::lower(module, options.output_layout.as_deref())?;
     let prog = &lowered.program;
-    let scheduled = sched::schedule(prog)?;
+    let cfg = sched::Config {
+        registers: (options.get_u32(&REGISTER_BUDGET) as usize).min(REGISTERS),
+        uniform_base: lowered.reflection.uniform_slots,
+    };
+    let scheduled = sched::schedule(prog, cfg)?;
     if scheduled.instrs.len() > MAX_INSTRUCTIONS {
         return Err(Diagnostic::limit(format!(
             "{} instructions; the GP runs at most {MAX_INSTRUCTIONS} (reference §12)",
@@ -105,6 +119,13 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
         .map_err(|e| internal(format!("the decoder rejects the encoder's output: {e}")))?;
     let disassembly = disasm::disassemble_program(&decoded);
     let mut reflection = lowered.reflection;
+    for (i, lit) in scheduled.addr_literals.iter().enumerate() {
+        reflection.uniforms.push(UniformBinding {
+            slot: cfg.uniform_base + i as u32,
+            source: UniformSource::Literal(*lit),
+        });
+    }
+    reflection.uniform_slots += scheduled.addr_literals.len() as u32;
     reflection.target = Some(TargetPart::new(GpReflection {
         viewport: lowered.viewport,
     }));
@@ -113,8 +134,8 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
         instructions: scheduled.instrs.len() as u32,
         code_bytes: 4 * words.len() as u32,
         registers: s.registers,
-        spills: 0,
-        fills: 0,
+        spills: s.spills,
+        fills: s.fills,
         units_filled: s.units_filled,
         lower_bound: lower_bound(prog),
         ir_ops: lowered.ir_ops,
@@ -162,6 +183,7 @@ fn lower_bound(prog: &Program) -> u32 {
                 complex += 1;
                 mul += 4;
             }
+            OpClass::Addr => complex += 1,
             OpClass::Mov => {}
         }
         alu += match n.op.class() {

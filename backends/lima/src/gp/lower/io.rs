@@ -4,16 +4,16 @@
 use irc_backend::ir_reads::constant_lanes;
 use irc_backend::{Diagnostic, IoSource, OutputBinding, Reflection, VaryingBinding};
 use irc_ir::format::{
-    AlignedLoad, CompositeConstruct, Constant, DclBinding, DclInput, DclInputBuiltIn, DclOutput,
-    DclOutputBuiltIn, DescriptorLoad, Load, Store,
+    AlignedLoad, Arith, CompositeConstruct, Constant, DclBinding, DclInput, DclInputBuiltIn,
+    DclOutput, DclOutputBuiltIn, DescriptorLoad, Load, Store,
 };
 use irc_ir::{BuiltIn, OpCode, SsaDef};
 
 pub use irc_backend::io_plan::{const_index, flat_size};
 
 use super::super::isa::{ATTRIBUTES, VARYINGS};
-use super::super::mir::{Operand, Src};
-use super::{Comps, Lower, OutDecl, UniKey, C};
+use super::super::mir::{Op, Operand, Src};
+use super::{Comps, Lower, OutDecl, RelLayout, UniKey, C};
 
 impl Lower<'_> {
     /// Inputs → attributes `a<location>`; outputs → varyings: the position in v0, the others
@@ -212,13 +212,12 @@ impl Lower<'_> {
             {
                 let (idx, comp) = self.element_address(load.address());
                 let (Some(idx), Some(comp)) = (idx, comp) else {
-                    return Err(self.diag(
-                        d,
-                        "dynamically indexed float constants (relative addressing through the \
-                         address registers is not lowered yet)",
-                    ));
+                    return self.relative_load(d, load.address(), width);
                 };
-                if idx >= 256 || comp as usize + width > 4 {
+                if idx >= 256
+                    || comp as usize + width > 4
+                    || self.rel.is_some_and(|r| idx >= u64::from(r.len))
+                {
                     return Err(Diagnostic::limit(format!(
                         "float constant c{idx}: at most c0–c255"
                     )));
@@ -230,6 +229,149 @@ impl Lower<'_> {
                 "input of this kind (only vertex inputs and float constants)",
             )),
         }
+    }
+
+    /// `(float base, k)` of a dynamic constant index `[Cast] (ConvertFtoI(base) ± k…)`.
+    pub(super) fn rel_index(&self, a: SsaDef) -> Option<(SsaDef, i64)> {
+        let op = self.m.op(a);
+        let ar = Arith::of(op);
+        let int = |x: SsaDef| -> Option<i64> {
+            let o = self.m.op(x);
+            let t = o.ty.as_scalar()?;
+            if o.opcode != OpCode::Constant || !t.is_int() {
+                return None;
+            }
+            let bits = Constant::of(o).scalar(0)?;
+            Some(if t.is_signed_int() {
+                bits as i32 as i64
+            } else {
+                bits as u32 as i64
+            })
+        };
+        match op.opcode {
+            OpCode::Cast => self.rel_index(ar.a()?),
+            OpCode::ConvertFtoI => Some((ar.a()?, 0)),
+            OpCode::IAdd | OpCode::ISub => {
+                let (x, y) = (ar.a()?, ar.b()?);
+                let sign = if op.opcode == OpCode::ISub { -1 } else { 1 };
+                let k = match (int(x), int(y)) {
+                    (_, Some(c)) => return self.rel_index(x).map(|(b, k)| (b, k + sign * c)),
+                    (Some(c), None) if sign == 1 => c,
+                    _ => return None,
+                };
+                self.rel_index(y).map(|(b, j)| (b, j + k))
+            }
+            _ => None,
+        }
+    }
+
+    /// The range of `k` over the dynamically indexed D3D9 float constant loads among `ops`.
+    pub(super) fn scan_relative(&self, ops: &[SsaDef]) -> Result<Option<RelLayout>, Diagnostic> {
+        let mut range: Option<RelLayout> = None;
+        for &d in ops {
+            let op = self.m.op(d);
+            if op.opcode != OpCode::InputLoad {
+                continue;
+            }
+            let load = Load::of(op);
+            let legacy = load.base().is_some_and(|b| {
+                let bop = self.m.op(b);
+                bop.opcode == OpCode::DclInputBuiltIn
+                    && DclInputBuiltIn::of(bop).builtin()
+                        == Some(BuiltIn::LegacyConstFloat.to_u64())
+            });
+            if !legacy || self.element_address(load.address()).0.is_some() {
+                continue;
+            }
+            let len = load
+                .base()
+                .and_then(|b| self.m.op(b).ty.array_dims().first().copied())
+                .filter(|&n| (1..=256).contains(&n))
+                .ok_or_else(|| self.diag(d, "float constant array of unknown length"))?;
+            let Some((_, k)) = load.address().and_then(|a| self.rel_index(a)) else {
+                continue;
+            };
+            if !(-64..=320).contains(&k) {
+                return Err(self.diag(d, "relative constant offset outside −64..320"));
+            }
+            range = Some(match range {
+                None => RelLayout {
+                    len,
+                    kmin: k,
+                    kmax: k,
+                },
+                Some(r) => RelLayout {
+                    len: r.len.max(len),
+                    kmin: r.kmin.min(k),
+                    kmax: r.kmax.max(k),
+                },
+            });
+        }
+        Ok(range)
+    }
+
+    /// `c[a + k]` (module doc of [`RelLayout`]): a load of the uniform at `c<k>`'s slot plus
+    /// the address register holding the clamped base `a`.
+    fn relative_load(
+        &mut self,
+        d: SsaDef,
+        address: Option<SsaDef>,
+        width: usize,
+    ) -> Result<Comps, Diagnostic> {
+        let m = self.m;
+        let unsupported = || {
+            Diagnostic::unsupported(
+                Some((d, m.opcode(d))),
+                "dynamically indexed float constants with an index not of the form \
+                 ConvertFtoI(x) + k",
+            )
+        };
+        let a = address.ok_or_else(unsupported)?;
+        if width > 4 || self.m.opcode(a) == OpCode::CompositeConstruct {
+            return Err(unsupported());
+        }
+        let (base, k) = self.rel_index(a).ok_or_else(unsupported)?;
+        let rel = self
+            .rel
+            .ok_or_else(|| Diagnostic::internal(Some((d, OpCode::InputLoad)), "no layout"))?;
+        let node = match self.addr_nodes.get(&base) {
+            Some(&n) => n,
+            None => {
+                let x = self.value(base)?;
+                let &[x] = x.as_slice() else {
+                    return Err(unsupported());
+                };
+                // ConvertFtoI truncates: exact already for a rounded value.
+                let integral = matches!(self.m.opcode(base), OpCode::FRound);
+                let x = if integral { x } else { self.trunc(x) };
+                let hi = self.emit(
+                    Op::Min,
+                    &[x, C::lit((i64::from(rel.len) - rel.kmin) as f32)],
+                );
+                let lo = self.emit(Op::Max, &[hi, C::lit((-rel.kmax - 1) as f32)]);
+                let src = self.operand(lo);
+                let n = self.prog.push(Op::SetAddr, &[src]);
+                self.addr_nodes.insert(base, n);
+                n
+            }
+        };
+        let id = self.uniform_id(UniKey::LegacyRel(k as i32));
+        Ok((0..width as u8)
+            .map(|i| {
+                C::V(Operand {
+                    src: Src::UniRel(id, node, i),
+                    neg: false,
+                })
+            })
+            .collect())
+    }
+
+    /// `trunc(x) = sign(x)·floor(|x|)`.
+    fn trunc(&mut self, x: C) -> C {
+        let abs = self.emit(Op::Max, &[x, x.negated()]);
+        let f = self.emit(Op::Floor, &[abs]);
+        let s = self.emit(Op::Sign, &[x]);
+        self.emit(Op::Mul, &[s, f])
     }
 
     fn uniform_comps(&mut self, k: UniKey, comp: u8, width: usize) -> Comps {

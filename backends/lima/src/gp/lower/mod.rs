@@ -13,6 +13,13 @@
 //! `(x·w'·sx + tx, y·w'·sy + ty, z·w'·sz + tz, w')`), every other output to the next free
 //! varyings in declaration order; a component the shader never writes is stored as 0.
 //!
+//! D3D9 float constants indexed dynamically (`c[a0.x + k]`, in the IR a load at
+//! `Cast(ConvertFtoI(x) + k)`) are read through an address register: the base `x` is clamped and
+//! set by an [`Op::SetAddr`] node, each load reads `c<k>`'s slot plus that register
+//! ([`Src::UniRel`]); the constants are laid out whole with zero slots around ([`RelLayout`]),
+//! so that out-of-range indices read 0 as the IR says. The integer ops of such an index are
+//! consumed there (the GP has no integers).
+//!
 //! What the GP cannot express is a [`Diagnostic::unsupported`] naming the op. Control flow is
 //! not lowered (the pipeline if-converts and unrolls for a target without branches).
 
@@ -29,7 +36,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::isa::UNIFORM_SLOTS;
-use super::mir::{Op, Operand, OutputStore, Program, Src};
+use super::mir::{NodeId, Op, Operand, OutputStore, Program, Src};
 
 /// One component of a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +71,9 @@ pub type Comps = SmallVec<[C; 4]>;
 enum UniKey {
     Legacy(u32),
     Cbuffer(irc_backend::ResourceBinding, u32),
+    /// D3D9 float constant `c<k>` of a relative load (`c[a + k]`, `k` possibly outside
+    /// 0–255): the slot of `c0` plus `k` (the constants are laid out whole, [`RelLayout`]).
+    LegacyRel(i32),
     /// 0 scale, 1 translate.
     Viewport(u32),
     Literal(u32),
@@ -97,6 +107,34 @@ struct Lower<'a> {
     outputs: FxHashMap<SsaDef, OutDecl>,
     /// Uniform ids (the `Src::Uni` number until slots are assigned).
     uniforms: Vec<UniKey>,
+    /// The D3D9 float constants are indexed dynamically (`c[a + k]`): the range of `k`.
+    rel: Option<RelLayout>,
+    /// The address register node of each index base (the float operand of the
+    /// `ConvertFtoI`).
+    addr_nodes: FxHashMap<SsaDef, NodeId>,
+}
+
+/// The layout of the D3D9 float constants when they are indexed dynamically: the `len` declared
+/// registers as a whole at slots `B`–`B + len − 1`, zero vec4s below (slots 0 to `B − 1`) and
+/// `P = kmax − kmin + 1` zero vec4s above, `B = P + max(0, −kmin)`. The index base `a` is
+/// clamped to `[−kmax − 1, len − kmin]` into its address register, so that `B + a + k` for every
+/// `k` of the shader is the constant when `0 ≤ a + k < len` and a zero slot otherwise — the
+/// IR's robust read (out-of-range constant registers read 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RelLayout {
+    /// Constant registers declared (the array length; 256 in D3D9 shaders).
+    pub len: u32,
+    pub kmin: i64,
+    pub kmax: i64,
+}
+
+impl RelLayout {
+    fn pad(self) -> u32 {
+        (self.kmax - self.kmin + 1) as u32
+    }
+    fn base(self) -> u32 {
+        self.pad() + (-self.kmin).max(0) as u32
+    }
 }
 
 fn unsupported(m: &Module, d: SsaDef, msg: impl Into<String>) -> Diagnostic {
@@ -148,9 +186,12 @@ pub fn lower(m: &Module, layout: Option<&[VaryingBinding]>) -> Result<Lowered, D
         lits: Vec::new(),
         outputs: FxHashMap::default(),
         uniforms: Vec::new(),
+        rel: None,
+        addr_nodes: FxHashMap::default(),
     };
     let mut reflection = Reflection::default();
     l.declare(&mut reflection, layout)?;
+    l.rel = l.scan_relative(&cfg.block(blocks[0]).ops)?;
     for &d in &cfg.block(blocks[0]).ops {
         l.lower_op(d)?;
     }
@@ -239,12 +280,19 @@ impl Lower<'_> {
             }
             _ => {}
         }
-        let mut uni: Option<u32> = None;
+        let mut uni: Option<(u32, Option<NodeId>)> = None;
         let mut attrs: SmallVec<[u8; 3]> = SmallVec::new();
         for i in 0..srcs.len() {
+            let key = match srcs[i].src {
+                Src::Uni(id, _) => Some((id, None)),
+                Src::UniRel(id, a, _) => Some((id, Some(a))),
+                Src::Node(_) | Src::Attr(..) => None,
+            };
             match srcs[i].src {
-                Src::Uni(id, _) if uni.is_some_and(|u| u != id) => srcs[i] = self.mov(srcs[i]),
-                Src::Uni(id, _) => uni = Some(id),
+                Src::Uni(..) | Src::UniRel(..) if uni.is_some_and(|u| Some(u) != key) => {
+                    srcs[i] = self.mov(srcs[i])
+                }
+                Src::Uni(..) | Src::UniRel(..) => uni = key,
                 Src::Attr(a, _) if !attrs.contains(&a) && attrs.len() == 2 => {
                     srcs[i] = self.mov(srcs[i]);
                 }
@@ -337,18 +385,42 @@ impl Lower<'_> {
             })
             .max()
             .unwrap_or(0);
+        // c<i> at slot `legacy_base + i`; the whole array when indexed dynamically.
+        let legacy_base = self.rel.map_or(0, RelLayout::base);
+        if let Some(rel) = self.rel {
+            let zero = |slot| UniformBinding {
+                slot,
+                source: UniformSource::Literal([0.0; 4]),
+            };
+            r.uniforms.extend((0..legacy_base).map(zero));
+            r.uniforms.extend((0..rel.len).map(|i| UniformBinding {
+                slot: legacy_base + i,
+                source: UniformSource::Legacy {
+                    kind: BuiltIn::LegacyConstFloat,
+                    index: i,
+                },
+            }));
+            let top = legacy_base + rel.len;
+            r.uniforms.extend((top..top + rel.pad()).map(zero));
+            next = top + rel.pad();
+        }
         let mut slots = vec![0u32; self.uniforms.len()];
         for (id, k) in self.uniforms.iter().enumerate() {
             match *k {
                 UniKey::Legacy(i) => {
-                    slots[id] = i;
-                    r.uniforms.push(UniformBinding {
-                        slot: i,
-                        source: UniformSource::Legacy {
-                            kind: BuiltIn::LegacyConstFloat,
-                            index: i,
-                        },
-                    });
+                    slots[id] = legacy_base + i;
+                    if self.rel.is_none() {
+                        r.uniforms.push(UniformBinding {
+                            slot: i,
+                            source: UniformSource::Legacy {
+                                kind: BuiltIn::LegacyConstFloat,
+                                index: i,
+                            },
+                        });
+                    }
+                }
+                UniKey::LegacyRel(k) => {
+                    slots[id] = (i64::from(legacy_base) + i64::from(k)) as u32;
                 }
                 UniKey::Cbuffer(binding, e) => {
                     slots[id] = next;

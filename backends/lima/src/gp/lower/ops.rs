@@ -2,7 +2,8 @@
 //! reference's lowerings (§8.2, Mesa `ir/gp/lower.c`): `abs = max(a, −a)`,
 //! `eq = min(ge(a, b), ge(b, a))`, `not = 1 − a`, `sqrt = rcp(rsqrt(a))`, `a / b = a·rcp(b)`,
 //! `pow = exp2(b·log2(a))`, `fract = a − floor(a)`, `ceil = −floor(−a)`,
-//! `trunc = sign(a)·floor(|a|)`, clamp as max then min.
+//! `trunc = sign(a)·floor(|a|)`, clamp as max then min, round to nearest even from `floor`
+//! (exact: `f + (r > ½) + (r = ½)·odd(f)`, `r = a − floor(a)`).
 
 use irc_backend::Diagnostic;
 use irc_ir::format::{
@@ -30,6 +31,10 @@ impl Lower<'_> {
                 self.values.insert(d, c.clone());
                 Ok(c)
             }
+            OpCode::ConvertFtoI | OpCode::IAdd | OpCode::ISub | OpCode::Cast => Err(self.diag(
+                d,
+                "integer value used other than as a constant index (the GP has no integers)",
+            )),
             _ => Err(Diagnostic::internal(
                 Some((d, op.opcode)),
                 "value used before its definition was lowered",
@@ -99,13 +104,37 @@ impl Lower<'_> {
         for i in 0..b.len() {
             let xi = if x.len() == 1 { x[0] } else { x[i] };
             let ai = if a.len() == 1 { a[0] } else { a[i] };
-            let is_uni = |c: C| matches!(c, C::V(o) if matches!(o.src, Src::Uni(..)));
+            let is_uni =
+                |c: C| matches!(c, C::V(o) if matches!(o.src, Src::Uni(..) | Src::UniRel(..)));
             let uniform = is_uni(ai) || is_uni(xi);
             let zero = b[i].as_lit().is_some_and(|z| z == 0.0);
             if uniform && zero && xi.as_lit().is_none() {
                 b[i] = self.emit(Op::Add, &[xi, xi.negated()]);
             }
         }
+    }
+
+    /// Round to nearest even, exactly, from `floor`: `f = floor(a)`, `r = a − f` (exact),
+    /// `f + (r > ½) + (r = ½)·odd(f)` with `odd(f) = 2·(f/2 − floor(f/2))`.
+    fn round_even(&mut self, a: &Comps) -> Comps {
+        let mut out = Comps::new();
+        for &x in a {
+            let f = self.emit(Op::Floor, &[x]);
+            let r = self.emit(Op::Add, &[x, f.negated()]);
+            let half = C::lit(0.5);
+            let gt = self.emit(Op::Lt, &[half, r]);
+            let ge = self.emit(Op::Ge, &[r, half]);
+            let le = self.emit(Op::Ge, &[half, r]);
+            let tie = self.emit(Op::Min, &[ge, le]);
+            let h = self.emit(Op::Mul, &[f, half]);
+            let fh = self.emit(Op::Floor, &[h]);
+            let odd = self.emit(Op::Add, &[h, fh.negated()]);
+            let t = self.emit(Op::Mul, &[tie, odd]);
+            let t2 = self.emit(Op::Add, &[t, t]);
+            let inc = self.emit(Op::Add, &[gt, t2]);
+            out.push(self.emit(Op::Add, &[f, inc]));
+        }
+        out
     }
 
     fn splat(x: f32, n: usize) -> Comps {
@@ -254,7 +283,8 @@ impl Lower<'_> {
                         let s = self.map(d, Op::Sign, &[&a])?;
                         self.map(d, Op::Mul, &[&s, &f])?
                     }
-                    _ => return Err(self.diag(d, "rounding to nearest even (no GP op)")),
+                    // NearestEven.
+                    _ => self.round_even(&a),
                 }
             }
             OpCode::FFract => {
@@ -326,6 +356,12 @@ impl Lower<'_> {
                 } else {
                     self.map(d, Op::Select, &[&c, &a, &b])?
                 }
+            }
+            // Parts of a dynamic constant index: consumed by the relative loads.
+            OpCode::ConvertFtoI | OpCode::IAdd | OpCode::ISub | OpCode::Cast
+                if self.rel_index(d).is_some() =>
+            {
+                return Ok(())
             }
             o => return Err(self.diag(d, format!("{o:?} has no GP lowering"))),
         };

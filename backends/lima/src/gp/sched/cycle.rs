@@ -14,10 +14,15 @@ pub struct Cyc {
     pub reg1: Option<u8>,
     /// Uniform vec4 of the load unit.
     pub load: Option<u16>,
+    /// The address register (1–3) the load adds, 0 for none.
+    pub load_off: u8,
     pub acc: [bool; 2],
     pub mul: [bool; 2],
     pub pass: bool,
     pub complex: bool,
+    /// The temporary vec4 the complex unit points `addr0` at for this instruction's
+    /// temporary stores.
+    pub temp: Option<u16>,
 }
 
 impl Default for Cyc {
@@ -27,10 +32,12 @@ impl Default for Cyc {
             reg0: None,
             reg1: None,
             load: None,
+            load_off: 0,
             acc: [false; 2],
             mul: [false; 2],
             pass: false,
             complex: false,
+            temp: None,
         }
     }
 }
@@ -173,6 +180,21 @@ impl Cyc {
         s.varying = varying;
         s.temporary = false;
         s.src[j] = StoreSrc::from_unit(unit);
+    }
+
+    /// Removes the `addr0` set of the temporary stores (none is left) and, when only that
+    /// read it, the load of its address literal (a slot from `literal_base` on).
+    pub fn clear_temp(&mut self, literal_base: u32) {
+        let nop = Instruction::NOP;
+        self.temp = None;
+        self.complex = false;
+        self.ins.complex_op = nop.complex_op;
+        self.ins.complex_src = nop.complex_src;
+        self.ins.unknown_1 = nop.unknown_1;
+        if self.load.is_some_and(|l| u32::from(l) >= literal_base) {
+            self.load = None;
+            self.ins.load_addr = nop.load_addr;
+        }
     }
 
     /// Removes the store of component `2k + j`.

@@ -28,16 +28,43 @@
 //! store there. A register component is reused once its last read is placed; a register store
 //! whose value was in the end never read from the register is removed with its `mov`. Outputs
 //! are stored to varyings by the store unit of the producing instruction when it has room, else
-//! through a `mov`. There is no spilling: a shader needing more than the 64 register components
-//! fails with a limit error naming them, as does one longer than 512 instructions.
+//! through a `mov`.
+//!
+//! **Relays and spills.** When no store unit can take the value (four components per
+//! instruction), a `mov` at `t` forwards it two more instructions and the store is tried again
+//! then. When the registers are full (a first round of attempts lowers the pressure threshold
+//! without spilling; then the same with spilling), the value is stored to a temporary instead:
+//! the temporaries are vec4s at the top of the uniform/temporary space (`t[511]` down, at most
+//! [`MAX_TEMPS`]), a temporary store writes `t[addr0]`, and its instruction's complex unit sets
+//! `addr0` from an *address literal* (a uniform vec4 of temporary indices appended after the
+//! lowering's uniforms, [`Schedule::addr_literals`]) read by its load unit (reference §8.3).
+//! A temporary is read by the load unit at least 4 instructions after its store (§9); when a
+//! uniform operand needs the load unit of the reading instruction, the temporary is loaded and
+//! moved one or two instructions earlier and forwarded. `-C register-budget=N` (tests) keeps
+//! values in only N registers.
+//!
+//! **Address registers.** An [`Op::SetAddr`] node takes the complex unit and one of
+//! `addr1`–`addr3` (free once the last relative load of the previous value is placed); a
+//! relative uniform operand is read by the load unit with that register's offset at least 4
+//! instructions later (§9).
+//!
+//! Every schedule passes [`check`] (the machine layer's allocation checker on the final
+//! instructions, with the store latencies) or is an internal error. A shader longer than 512
+//! instructions, or needing more storage than registers and temporaries give, fails with a
+//! limit error.
 
+mod check;
 mod cycle;
 
 use irc_backend::Diagnostic;
 
+pub use check::File;
+use check::{Kept, Port, Read};
+
 use super::instr::Instruction;
 use super::isa::{
-    AccOp, ComplexOp, MulOp, PassOp, Src, SrcClass, Unit, MAX_INSTRUCTIONS, REGISTERS,
+    AccOp, ComplexOp, LoadOffset, MulOp, PassOp, Src, SrcClass, Unit, MAX_INSTRUCTIONS, REGISTERS,
+    UNIFORM_SLOTS, UNKNOWN_1_TEMP_STORE,
 };
 use super::mir::{NodeId, Op, Operand, Program, Src as MSrc};
 pub use cycle::Cyc;
@@ -47,7 +74,27 @@ pub use cycle::Cyc;
 pub struct Schedule {
     pub instrs: Vec<Instruction>,
     pub stats: SchedStats,
+    /// Uniform vec4s the program reads after the lowering's (from [`Config::uniform_base`]):
+    /// the temporary addresses its temporary stores set `addr0` from.
+    pub addr_literals: Vec<[f32; 4]>,
 }
+
+/// What the scheduler may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    /// vec4 registers values may be kept in (16 on the hardware; fewer forces spilling, for
+    /// tests).
+    pub registers: usize,
+    /// The first uniform slot after the lowering's uniforms (address literals go there).
+    pub uniform_base: u32,
+}
+
+/// Instructions from an address register write to the first load that adds it (§9).
+const ADDR_LATENCY: u32 = 4;
+
+/// Temporary vec4s values may be spilled to, from the top of the uniform/temporary space
+/// down (`t[511]`, `t[510]`, …).
+pub const MAX_TEMPS: usize = 64;
 
 /// Counters of a schedule.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -62,6 +109,9 @@ pub struct SchedStats {
     pub registers: u32,
     /// Units doing work, over all instructions.
     pub units_filled: u32,
+    /// Temporary components stored (spills) and temporary loads (fills).
+    pub spills: u32,
+    pub fills: u32,
 }
 
 /// How a placed value is forwarded.
@@ -71,11 +121,16 @@ enum Kind {
     Unit(Unit),
     /// A `complex1` result: read as `p2` mul0 only.
     Complex1,
+    /// Address register `addr<n>` (1–3) set: read by relative uniform loads from 4
+    /// instructions on, never forwarded.
+    Addr(u8),
 }
 
 #[derive(Debug, Clone, Copy)]
 struct Home {
-    reg: u8,
+    file: File,
+    /// Register, or temporary vec4 index.
+    index: u16,
     comp: u8,
     /// First instruction whose register loads see the value.
     ready: u32,
@@ -108,6 +163,7 @@ impl Val {
                 Src::from_forwarded(u, 2).map(|s| (self.def + 2, s)),
             ],
             Kind::Complex1 => [Some((self.def + 2, Src::P2Mul0)), None],
+            Kind::Addr(_) => [None, None],
         }
     }
 
@@ -121,8 +177,8 @@ impl Val {
     }
 }
 
-/// A read of a value: (node, cycle, through a register).
-type Effect = (NodeId, u32, bool);
+/// A read of a value: (node, cycle, the register or temporary load that read it).
+type Effect = (NodeId, u32, Option<Read>);
 
 struct Sched<'a> {
     prog: &'a Program,
@@ -137,6 +193,19 @@ struct Sched<'a> {
     /// Per register component: first cycle a new store may be placed at (`u32::MAX` while a
     /// value lives there).
     slot_free: [u32; REGISTERS * 4],
+    /// The same per temporary component (`MAX_TEMPS` vec4s).
+    temp_free: Vec<u32>,
+    /// Spill to temporaries when no register is free.
+    spill: bool,
+    /// Per address register 1–3: first cycle a new value may be set (`u32::MAX` while one is
+    /// in use).
+    addr_free: [u32; 3],
+    cfg: Config,
+    /// Register and temporary reads placed, for the checker.
+    reads: Vec<Read>,
+    /// Temporaries are read through `mov`s in earlier instructions (leaving the load unit to
+    /// a uniform operand).
+    force_reload: bool,
     movs: u32,
     /// Register components in use from which ops that end values go first.
     pressure: usize,
@@ -146,7 +215,7 @@ struct Sched<'a> {
 fn latency(op: Op) -> u32 {
     match op {
         Op::Rcp | Op::Rsqrt => 3,
-        Op::Exp2 | Op::Log2 => 4,
+        Op::Exp2 | Op::Log2 | Op::SetAddr => 4,
         _ => 1,
     }
 }
@@ -159,19 +228,28 @@ fn internal(msg: impl Into<String>) -> Diagnostic {
 const PRESSURE_STEPS: [usize; 4] = [40, 24, 8, 0];
 
 /// Schedules `prog` (module doc): with the default pressure threshold, then, while the
-/// registers run out, lower ones.
-pub fn schedule(prog: &Program) -> Result<Schedule, Diagnostic> {
+/// registers run out, lower ones; then the same spilling to temporaries. The result passes
+/// the register checker ([`check`]) or is an internal error.
+pub fn schedule(prog: &Program, cfg: Config) -> Result<Schedule, Diagnostic> {
     let mut last = None;
-    for p in PRESSURE_STEPS {
-        match schedule_with(prog, p) {
-            Ok(s) => return Ok(s),
-            Err(e) => last = Some(e),
+    for spill in [false, true] {
+        for p in PRESSURE_STEPS {
+            let pressure = p * cfg.registers.min(REGISTERS) / REGISTERS;
+            match schedule_with(prog, pressure, spill, cfg) {
+                Ok(s) => return Ok(s),
+                Err(e) => last = Some(e),
+            }
         }
     }
     Err(last.unwrap_or_else(|| internal("no schedule attempted")))
 }
 
-fn schedule_with(prog: &Program, pressure: usize) -> Result<Schedule, Diagnostic> {
+fn schedule_with(
+    prog: &Program,
+    pressure: usize,
+    spill: bool,
+    cfg: Config,
+) -> Result<Schedule, Diagnostic> {
     let n = prog.nodes.len();
     let live = prog.live();
     let mut uses = vec![0u32; n];
@@ -182,7 +260,7 @@ fn schedule_with(prog: &Program, pressure: usize) -> Result<Schedule, Diagnostic
             continue;
         }
         for s in &node.srcs {
-            if let MSrc::Node(p) = s.src {
+            if let Some(p) = s.producer() {
                 if p as usize >= i {
                     return Err(internal(format!("node {i} reads the later node {p}")));
                 }
@@ -193,7 +271,7 @@ fn schedule_with(prog: &Program, pressure: usize) -> Result<Schedule, Diagnostic
         }
     }
     for o in &prog.outputs {
-        if let MSrc::Node(v) = o.value.src {
+        if let Some(v) = o.value.producer() {
             uses[v as usize] += 1;
         }
     }
@@ -216,11 +294,17 @@ fn schedule_with(prog: &Program, pressure: usize) -> Result<Schedule, Diagnostic
         users,
         height,
         slot_free: [0; REGISTERS * 4],
+        temp_free: vec![0; MAX_TEMPS * 4],
+        addr_free: [0; 3],
+        spill,
+        cfg,
+        reads: Vec::new(),
+        force_reload: false,
         movs: 0,
         pressure,
     };
     s.run(&uses)?;
-    Ok(s.finish())
+    s.finish()
 }
 
 impl Sched<'_> {
@@ -331,9 +415,9 @@ impl Sched<'_> {
     }
 
     fn output_ready(&self, i: usize) -> bool {
-        match self.prog.outputs[i].value.src {
-            MSrc::Node(v) => self.vals[v as usize].is_some(),
-            _ => true,
+        match self.prog.outputs[i].value.producer() {
+            Some(v) => self.vals[v as usize].is_some(),
+            None => true,
         }
     }
 
@@ -345,7 +429,7 @@ impl Sched<'_> {
                 let val = self.vals[v as usize]?;
                 for (c, code) in val.windows().into_iter().flatten() {
                     if c == t {
-                        eff.push((v, t, false));
+                        eff.push((v, t, None));
                         return Some(code);
                     }
                 }
@@ -353,25 +437,103 @@ impl Sched<'_> {
                 if t < h.ready {
                     return None;
                 }
-                let code = self.read_reg(t, h.reg, false, h.ready)?;
-                eff.push((v, t, true));
+                let (code, load_cycle, port) = match h.file {
+                    File::Reg => {
+                        let code = self.read_reg(t, h.index as u8, false, h.ready)?;
+                        match code {
+                            SrcClass::Reg0 => (code, t, Port::Reg0),
+                            SrcClass::Reg1 => (code, t, Port::Reg1),
+                            _ => (code, t - 1, Port::Reg0),
+                        }
+                    }
+                    File::Temp => {
+                        if self.force_reload || self.load_port(ti, h.index).is_none() {
+                            return self.reload(v, h, t, eff);
+                        }
+                        (SrcClass::Load, t, Port::Load)
+                    }
+                };
+                let read = Read {
+                    value: v,
+                    load_cycle,
+                    port,
+                    comp: h.comp,
+                };
+                eff.push((v, t, Some(read)));
                 Some(Src::load(code, h.comp)?)
             }
             MSrc::Attr(a, c) => Src::load(self.read_reg(t, a, true, 0)?, c),
             MSrc::Uni(slot, c) => {
-                let slot = u16::try_from(slot).ok()?;
-                let cyc = &mut self.cycles[ti];
-                match cyc.load {
-                    Some(s) if s == slot => {}
-                    Some(_) => return None,
-                    None => {
-                        cyc.load = Some(slot);
-                        cyc.ins.load_addr = slot;
-                    }
+                self.load_port(ti, u16::try_from(slot).ok()?)?;
+                Src::load(SrcClass::Load, c)
+            }
+            MSrc::UniRel(slot, a, c) => {
+                let val = self.vals[a as usize]?;
+                let Kind::Addr(k) = val.kind else {
+                    return None;
+                };
+                if t < val.def + ADDR_LATENCY {
+                    return None;
                 }
+                self.load_port_at(ti, u16::try_from(slot).ok()?, k)?;
+                eff.push((a, t, None));
                 Src::load(SrcClass::Load, c)
             }
         }
+    }
+
+    /// A temporary read when the load unit of `t` is taken: loaded by one of the two previous
+    /// instructions and moved there, the `mov` forwarded to `t`.
+    fn reload(&mut self, v: NodeId, h: Home, t: u32, eff: &mut Vec<Effect>) -> Option<Src> {
+        for back in 1..=2u32 {
+            if t < back || t - back < h.ready {
+                continue;
+            }
+            let c = (t - back) as usize;
+            let saved = self.cycles[c];
+            if self.load_port(c, h.index).is_some() {
+                if let Some(u) = self.cycles[c].place_mov(Src::load(SrcClass::Load, h.comp)?, false)
+                {
+                    let read = Read {
+                        value: v,
+                        load_cycle: t - back,
+                        port: Port::Load,
+                        comp: h.comp,
+                    };
+                    eff.push((v, t, Some(read)));
+                    return Src::from_forwarded(u, back);
+                }
+            }
+            self.cycles[c] = saved;
+        }
+        None
+    }
+
+    /// The uniform/temporary load of instruction `ti` reading vec4 `slot`.
+    fn load_port(&mut self, ti: usize, slot: u16) -> Option<()> {
+        self.load_port_at(ti, slot, 0)
+    }
+
+    /// The load of instruction `ti` reading vec4 `slot` plus address register `addr<k>` (0:
+    /// none).
+    fn load_port_at(&mut self, ti: usize, slot: u16, k: u8) -> Option<()> {
+        let cyc = &mut self.cycles[ti];
+        match cyc.load {
+            Some(s) if s == slot && cyc.load_off == k => {}
+            Some(_) => return None,
+            None => {
+                cyc.load = Some(slot);
+                cyc.load_off = k;
+                cyc.ins.load_addr = slot;
+                cyc.ins.load_offset = match k {
+                    1 => LoadOffset::Addr1,
+                    2 => LoadOffset::Addr2,
+                    3 => LoadOffset::Addr3,
+                    _ => LoadOffset::None,
+                };
+            }
+        }
+        Some(())
     }
 
     /// A load port reading register (or attribute) `r` at `t`: this instruction's register 0
@@ -409,13 +571,13 @@ impl Sched<'_> {
         None
     }
 
-    /// Runs `f` on the cycles from `t − 1`; undoes its changes when it fails.
+    /// Runs `f` on the cycles from `t − 2`; undoes its changes when it fails.
     fn attempt<R>(
         &mut self,
         t: u32,
         f: impl FnOnce(&mut Self, &mut Vec<Effect>) -> Option<R>,
     ) -> Option<(R, Vec<Effect>)> {
-        let lo = t.saturating_sub(1) as usize;
+        let lo = t.saturating_sub(2) as usize;
         let hi = (t as usize + 5).min(self.cycles.len());
         let saved: Vec<Cyc> = self.cycles[lo..hi].to_vec();
         let mut eff = Vec::new();
@@ -435,7 +597,14 @@ impl Sched<'_> {
                 continue;
             };
             val.remaining = val.remaining.saturating_sub(1);
-            if reg {
+            if let Kind::Addr(k) = val.kind {
+                val.last_read = val.last_read.max(cyc);
+                if val.remaining == 0 {
+                    self.addr_free[usize::from(k) - 1] = val.last_read + 1;
+                }
+                continue;
+            }
+            if reg.is_some() {
                 val.last_read = val.last_read.max(cyc);
                 if let Some(h) = val.home.as_mut() {
                     h.reads += 1;
@@ -444,9 +613,18 @@ impl Sched<'_> {
             if val.remaining == 0 {
                 if let Some(h) = val.home {
                     let free = val.last_read.max(h.store_cycle);
-                    self.slot_free[usize::from(h.reg) * 4 + usize::from(h.comp)] = free;
+                    *self.free_slot(h.file, h.index, h.comp) = free;
                 }
             }
+        }
+    }
+
+    /// The free-from cycle of a register or temporary component.
+    fn free_slot(&mut self, file: File, index: u16, comp: u8) -> &mut u32 {
+        let i = usize::from(index) * 4 + usize::from(comp);
+        match file {
+            File::Reg => &mut self.slot_free[i],
+            File::Temp => &mut self.temp_free[temp_number(index) * 4 + usize::from(comp)],
         }
     }
 
@@ -455,10 +633,16 @@ impl Sched<'_> {
         let node = &prog.nodes[v as usize];
         let srcs: Vec<Operand> = node.srcs.to_vec();
         let op = node.op;
-        let placed = self.attempt(t, |s, eff| s.place(op, &srcs, t, eff));
+        let mut placed = self.attempt(t, |s, eff| s.place(op, &srcs, t, eff));
+        if placed.is_none() && self.spill {
+            self.force_reload = true;
+            placed = self.attempt(t, |s, eff| s.place(op, &srcs, t, eff));
+            self.force_reload = false;
+        }
         let Some(((def, kind), eff)) = placed else {
             return false;
         };
+        self.reads.extend(eff.iter().filter_map(|e| e.2));
         // A node reading one value twice is one use per operand.
         self.commit(&eff_dedup(&eff, &srcs));
         self.vals[v as usize] = Some(Val {
@@ -566,6 +750,23 @@ impl Sched<'_> {
                 self.complex1(ti + 2, Src::P2Pass);
                 Some((t + 2, Kind::Complex1))
             }
+            Op::SetAddr => {
+                if self.cycles[ti].complex || self.cycles[ti].temp.is_some() {
+                    return None;
+                }
+                let k = (0..3).find(|&k| self.addr_free[k] <= t)?;
+                let x = self.read(t, srcs[0].src, eff)?;
+                let cyc = &mut self.cycles[ti];
+                cyc.complex = true;
+                cyc.ins.complex_op = [
+                    ComplexOp::TempLoadAddr0,
+                    ComplexOp::TempLoadAddr1,
+                    ComplexOp::TempLoadAddr2,
+                ][k];
+                cyc.ins.complex_src = x;
+                self.addr_free[k] = u32::MAX;
+                Some((t, Kind::Addr(k as u8 + 1)))
+            }
             Op::Add | Op::Min | Op::Max | Op::Ge | Op::Lt | Op::Floor | Op::Sign => None,
         }
     }
@@ -601,7 +802,7 @@ impl Sched<'_> {
             if let Some(val) = self.vals[v as usize] {
                 if let (Kind::Unit(u), false, true) = (val.kind, o.value.neg, val.def == t) {
                     self.cycles[ti].set_store(k, j, o.varying, true, u);
-                    self.commit(&[(v, t, false)]);
+                    self.commit(&[(v, t, None)]);
                     return true;
                 }
             }
@@ -615,6 +816,7 @@ impl Sched<'_> {
         match placed {
             Some(((), eff)) => {
                 self.movs += 1;
+                self.reads.extend(eff.iter().filter_map(|e| e.2));
                 self.commit(&eff);
                 true
             }
@@ -622,52 +824,88 @@ impl Sched<'_> {
         }
     }
 
-    /// Gives a register to every value whose forwarding ends at `t` and that has users left.
+    /// Gives a register to every value whose forwarding ends at `t` and that has users left
+    /// (a temporary when no register is free and spilling is on).
     fn rescue(&mut self, t: u32) -> Result<(), Diagnostic> {
         // Early, while more instructions can still store it: a value forwarded until `t + 1`
         // with a user that waits for another producer too.
         for v in 0..self.vals.len() {
             let Some(val) = self.vals[v] else { continue };
-            if val.remaining == 0 || val.home.is_some() || val.last_forward() != t + 1 {
+            if val.remaining == 0
+                || val.home.is_some()
+                || val.last_forward() != t + 1
+                || matches!(val.kind, Kind::Addr(_))
+            {
                 continue;
             }
             if !self.users[v].iter().any(|&u| self.waiting[u as usize] > 0) {
                 continue;
             }
-            if let Some(home) = self.keep(&val) {
-                self.slot_free[usize::from(home.reg) * 4 + usize::from(home.comp)] = u32::MAX;
-                if let Some(x) = self.vals[v].as_mut() {
-                    x.home = Some(home);
-                }
+            if let Some(home) = self.keep(&val, File::Reg) {
+                self.set_home(v, home);
             }
         }
         for v in 0..self.vals.len() {
             let Some(val) = self.vals[v] else { continue };
-            if val.remaining == 0 || val.home.is_some() || val.last_forward() > t {
+            if val.remaining == 0
+                || val.home.is_some()
+                || val.last_forward() > t
+                || matches!(val.kind, Kind::Addr(_))
+            {
                 continue;
             }
-            let kept = self.keep(&val);
+            let mut kept = self.keep(&val, File::Reg);
+            if kept.is_none() && self.spill {
+                kept = self.keep(&val, File::Temp);
+            }
+            if kept.is_none() && self.relay(v, t) {
+                continue;
+            }
             let home = kept.ok_or_else(|| {
                 Diagnostic::limit(format!(
-                    "no register component or store unit free to keep a value past its \
-                     forwarding window at instruction {t} (the GP has {} vec4 registers and no \
-                     spilling here)",
-                    REGISTERS
+                    "no register component, temporary or store unit free to keep a value past \
+                     its forwarding window at instruction {t} (the GP has {} vec4 registers; \
+                     at most {MAX_TEMPS} temporaries are used for spilling)",
+                    self.cfg.registers
                 ))
             })?;
-            self.slot_free[usize::from(home.reg) * 4 + usize::from(home.comp)] = u32::MAX;
-            if let Some(x) = self.vals[v].as_mut() {
-                x.home = Some(home);
-            }
+            self.set_home(v, home);
         }
         Ok(())
     }
 
-    /// Stores `val` to a free register component: by its own instruction, or through a `mov`
+    /// No store is possible: a `mov` at `t` forwards the value two more instructions (the
+    /// value becomes the mov's result), and the store is tried again then.
+    fn relay(&mut self, v: usize, t: u32) -> bool {
+        let Some(val) = self.vals[v] else {
+            return false;
+        };
+        let Some((_, code)) = val.windows().into_iter().flatten().find(|w| w.0 == t) else {
+            return false;
+        };
+        let Some(u) = self.cycles[t as usize].place_mov(code, false) else {
+            return false;
+        };
+        self.movs += 1;
+        if let Some(x) = self.vals[v].as_mut() {
+            x.def = t;
+            x.kind = Kind::Unit(u);
+        }
+        true
+    }
+
+    fn set_home(&mut self, v: usize, home: Home) {
+        *self.free_slot(home.file, home.index, home.comp) = u32::MAX;
+        if let Some(x) = self.vals[v].as_mut() {
+            x.home = Some(home);
+        }
+    }
+
+    /// Stores `val` to a free component of `file`: by its own instruction, or through a `mov`
     /// in an instruction that still forwards it.
-    fn keep(&mut self, val: &Val) -> Option<Home> {
+    fn keep(&mut self, val: &Val, file: File) -> Option<Home> {
         if let Kind::Unit(u) = val.kind {
-            if let Some(h) = self.store_reg(val.def, u, None) {
+            if let Some(h) = self.store(file, val.def, u, None) {
                 return Some(h);
             }
         }
@@ -677,7 +915,7 @@ impl Sched<'_> {
             let Some(u) = self.cycles[fi].place_mov(code, false) else {
                 continue;
             };
-            if let Some(h) = self.store_reg(f, u, Some(u)) {
+            if let Some(h) = self.store(file, f, u, Some(u)) {
                 return Some(h);
             }
             self.cycles[fi] = saved;
@@ -685,8 +923,27 @@ impl Sched<'_> {
         None
     }
 
-    /// A register store of `unit`'s result at cycle `c` into a free component.
-    fn store_reg(&mut self, c: u32, unit: Unit, mov: Option<Unit>) -> Option<Home> {
+    fn store(&mut self, file: File, c: u32, unit: Unit, mov: Option<Unit>) -> Option<Home> {
+        let (k, j, index) = match file {
+            File::Reg => self.store_reg(c, unit)?,
+            File::Temp => self.store_temp(c, unit)?,
+        };
+        Some(Home {
+            file,
+            index,
+            comp: (2 * k + j) as u8,
+            ready: c + file.latency(),
+            store_cycle: c,
+            k,
+            j,
+            mov,
+            reads: 0,
+        })
+    }
+
+    /// A register store of `unit`'s result at cycle `c` into a free component: (store unit,
+    /// component in it, register).
+    fn store_reg(&mut self, c: u32, unit: Unit) -> Option<(usize, usize, u16)> {
         let ci = c as usize;
         let free = |s: &Self, r: u8, comp: usize| s.slot_free[usize::from(r) * 4 + comp] <= c;
         let mut choice = None;
@@ -694,7 +951,9 @@ impl Sched<'_> {
             for j in 0..2 {
                 let st = self.cycles[ci].ins.store[k];
                 if st.active()
+                    && !st.temporary
                     && self.cycles[ci].store_fits(k, j, st.addr, false)
+                    && usize::from(st.addr) < self.cfg.registers
                     && free(self, st.addr, 2 * k + j)
                 {
                     choice = Some((k, j, st.addr));
@@ -712,7 +971,7 @@ impl Sched<'_> {
                 if self.cycles[ci].ins.store[k].active() {
                     continue;
                 }
-                for r in 0..REGISTERS as u8 {
+                for r in 0..self.cfg.registers.min(REGISTERS) as u8 {
                     let (a, b) = (free(self, r, 2 * k), free(self, r, 2 * k + 1));
                     if both && !(a && b) {
                         continue;
@@ -726,35 +985,98 @@ impl Sched<'_> {
         }
         let (k, j, r) = choice?;
         self.cycles[ci].set_store(k, j, r, false, unit);
-        Some(Home {
-            reg: r,
-            comp: (2 * k + j) as u8,
-            ready: c + 3,
-            store_cycle: c,
-            k,
-            j,
-            mov,
-            reads: 0,
-        })
+        Some((k, j, u16::from(r)))
     }
 
-    /// Removes register stores never read, trims the empty tail, and counts.
-    fn finish(mut self) -> Schedule {
+    /// A temporary store of `unit`'s result at cycle `c` (module doc): into the temporary
+    /// vec4 `addr0` already holds there, or a fresh one whose address literal the instruction's
+    /// load unit can read while its complex unit sets `addr0`.
+    fn store_temp(&mut self, c: u32, unit: Unit) -> Option<(usize, usize, u16)> {
+        let ci = c as usize;
+        let cyc = self.cycles[ci];
+        let free = |s: &Self, n: usize, comp: usize| s.temp_free[n * 4 + comp] <= c;
+        let open = |k: usize, j: usize| {
+            let st = cyc.ins.store[k];
+            !st.active() || (st.temporary && st.src[j] == super::isa::StoreSrc::None)
+        };
+        let pick =
+            |s: &Self, n: usize| (0..4).find(|&comp| open(comp / 2, comp % 2) && free(s, n, comp));
+        let (n, comp) = if let Some(index) = cyc.temp {
+            let n = temp_number(index);
+            (n, pick(self, n)?)
+        } else {
+            if cyc.complex || cyc.ins.branch {
+                return None;
+            }
+            (0..MAX_TEMPS)
+                .filter(|&n| {
+                    let lit = self.cfg.uniform_base + (n / 4) as u32;
+                    cyc.load.is_none_or(|l| u32::from(l) == lit)
+                })
+                .find_map(|n| pick(self, n).map(|comp| (n, comp)))?
+        };
+        let index = temp_index(n);
+        let (k, j) = (comp / 2, comp % 2);
+        let cyc = &mut self.cycles[ci];
+        if cyc.temp.is_none() {
+            let lit = (self.cfg.uniform_base + (n / 4) as u32) as u16;
+            cyc.temp = Some(index);
+            cyc.complex = true;
+            cyc.load = Some(lit);
+            cyc.ins.load_addr = lit;
+            cyc.ins.complex_op = ComplexOp::TempStoreAddr;
+            cyc.ins.complex_src = Src::load(SrcClass::Load, (n % 4) as u8)?;
+            cyc.ins.unknown_1 = UNKNOWN_1_TEMP_STORE as u8;
+        }
+        let st = &mut cyc.ins.store[k];
+        st.temporary = true;
+        st.varying = false;
+        st.addr = 0;
+        st.src[j] = super::isa::StoreSrc::from_unit(unit);
+        Some((k, j, index))
+    }
+
+    /// Removes stores never read, trims the empty tail, checks the registers and temporaries
+    /// ([`check`]) and counts.
+    fn finish(mut self) -> Result<Schedule, Diagnostic> {
         let mut stats = SchedStats::default();
         let mut regs = [false; REGISTERS];
-        for val in self.vals.iter().flatten() {
-            let Some(h) = val.home else { continue };
+        let mut kept = Vec::new();
+        let mut temps = 0usize;
+        for (v, val) in self.vals.iter().enumerate() {
+            let Some(h) = val.and_then(|x| x.home) else {
+                continue;
+            };
             let c = &mut self.cycles[h.store_cycle as usize];
             if h.reads == 0 {
                 c.clear_store(h.k, h.j);
                 if let Some(u) = h.mov {
                     c.remove_unit(u);
                 }
-            } else {
-                stats.reg_stores += 1;
-                stats.movs += u32::from(h.mov.is_some());
-                regs[usize::from(h.reg)] = true;
+                if h.file == File::Temp && !c.ins.store.iter().any(|s| s.temporary) {
+                    c.clear_temp(self.cfg.uniform_base);
+                }
+                continue;
             }
+            stats.movs += u32::from(h.mov.is_some());
+            match h.file {
+                File::Reg => {
+                    stats.reg_stores += 1;
+                    regs[usize::from(h.index)] = true;
+                }
+                File::Temp => {
+                    stats.spills += 1;
+                    stats.fills += h.reads;
+                    temps = temps.max(temp_number(h.index) + 1);
+                }
+            }
+            kept.push(Kept {
+                value: v as NodeId,
+                file: h.file,
+                index: h.index,
+                comp: h.comp,
+                store_cycle: h.store_cycle,
+            });
         }
         while self.cycles.last().is_some_and(Cyc::is_empty) {
             self.cycles.pop();
@@ -770,29 +1092,52 @@ impl Sched<'_> {
             stats.reg_loads += u32::from(matches!(c.reg0, Some((_, false))));
             stats.reg_loads += u32::from(c.reg1.is_some());
         }
-        Schedule {
-            instrs: self.cycles.iter().map(|c| c.ins).collect(),
-            stats,
+        let addr_literals: Vec<[f32; 4]> = (0..temps.div_ceil(4))
+            .map(|m| [0, 1, 2, 3].map(|i| f32::from(temp_index(4 * m + i))))
+            .collect();
+        let top = self.cfg.uniform_base as usize + addr_literals.len();
+        if temps > 0 && top > UNIFORM_SLOTS - temps {
+            return Err(Diagnostic::limit(format!(
+                "{top} uniform vec4s and {temps} temporaries do not fit the {UNIFORM_SLOTS} \
+                 vec4s of the uniform/temporary space"
+            )));
         }
+        let instrs: Vec<Instruction> = self.cycles.iter().map(|c| c.ins).collect();
+        check::check(
+            &instrs,
+            &kept,
+            &self.reads,
+            (self.cfg.uniform_base, &addr_literals),
+        )
+        .map_err(|e| internal(format!("the GP register checker rejects the schedule: {e}")))?;
+        Ok(Schedule {
+            instrs,
+            stats,
+            addr_literals,
+        })
     }
+}
+
+/// The vec4 index of temporary number `n` (from the top of the space down).
+fn temp_index(n: usize) -> u16 {
+    (UNIFORM_SLOTS - 1 - n) as u16
+}
+
+/// The number of the temporary at vec4 `index`.
+fn temp_number(index: u16) -> usize {
+    UNIFORM_SLOTS - 1 - usize::from(index)
 }
 
 /// One read per operand (a value read twice by one op, e.g. `rcp` reading `x` at two
 /// instructions, counts once per operand, and through a register if any read was).
 fn eff_dedup(eff: &[Effect], srcs: &[Operand]) -> Vec<Effect> {
     let mut out: Vec<Effect> = Vec::new();
-    let mut per_operand: Vec<NodeId> = srcs
-        .iter()
-        .filter_map(|o| match o.src {
-            MSrc::Node(v) => Some(v),
-            _ => None,
-        })
-        .collect();
+    let mut per_operand: Vec<NodeId> = srcs.iter().filter_map(Operand::producer).collect();
     for &(v, c, reg) in eff {
         if let Some(e) = out.iter_mut().find(|e| e.0 == v) {
-            if reg {
+            if reg.is_some() {
                 e.1 = e.1.max(c);
-                e.2 = true;
+                e.2 = reg;
             }
             continue;
         }
