@@ -61,7 +61,7 @@ fn descriptors(o: &irc_backend::Output) -> u64 {
         .extra
         .iter()
         .find(|(k, _)| *k == "operand-descriptors")
-        .map_or(0, |e| e.1 as u64)
+        .map_or(0, |e| e.1)
 }
 
 #[test]

@@ -15,8 +15,9 @@
 //!
 //! Outputs are collected per component and written once, at the end, by MOVs into `o`
 //! registers (erratum 4). What PICA cannot express is a [`Diagnostic::unsupported`] naming the
-//! op. Control flow is not lowered yet (one block only).
+//! op. Structured selections and loops become flow markers ([`flow`]).
 
+mod flow;
 pub mod mir;
 
 use irc_backend::regalloc::VReg;
@@ -141,6 +142,12 @@ struct Lower<'a> {
     relative_bases: Vec<u8>,
     /// In-range flags of dynamic indices, by (float index, constant offset).
     range_masks: FxHashMap<(SsaDef, usize, i64), Comps>,
+    /// Selections and loops open around the op being lowered.
+    flow_depth: u32,
+    /// Loops open around the op being lowered.
+    loops_open: u32,
+    /// The innermost open loop.
+    loop_ctx: Option<flow::LoopCtx>,
 }
 
 /// An application uniform: a D3D9 float constant register or a constant-buffer element.
@@ -184,15 +191,9 @@ pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
     if let Some(&stray) = cfg.stray_ops().first() {
         return Err(unsupported(m, stray, "op outside any block"));
     }
-    let blocks: Vec<_> = cfg.blocks().collect();
-    if blocks.len() != 1 {
-        let t = cfg.block(blocks[0]).terminator.unwrap_or(func);
-        return Err(unsupported(
-            m,
-            t,
-            "control flow (branches and loops are not lowered for pica-vs yet)",
-        ));
-    }
+    let entry_block = cfg
+        .entry()
+        .ok_or_else(|| unsupported(m, func, "function without blocks"))?;
     let mut l = Lower {
         m,
         prog: Program::default(),
@@ -205,12 +206,13 @@ pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
         relative_extent: 0,
         range_masks: FxHashMap::default(),
         relative_bases: Vec::new(),
+        flow_depth: 0,
+        loops_open: 0,
+        loop_ctx: None,
     };
     let mut reflection = Reflection::default();
     l.declare(&mut reflection)?;
-    for &d in &cfg.block(blocks[0]).ops {
-        l.lower_op(d)?;
-    }
+    l.region(&cfg, entry_block, None)?;
     l.write_outputs(&mut reflection);
     fold_output_moves(&mut l.prog);
     let literal_base = l.assign_uniform_slots(&mut reflection)?;
@@ -622,6 +624,24 @@ impl<'a> Lower<'a> {
         }
         let t = self.prog.new_vreg(n as u8);
         self.built.insert(comps.to_vec(), t);
+        self.copy_into(t, comps);
+        Operand {
+            reg: Reg::V(t),
+            swz: [0, 1, 2, 3].map(|x: u8| x.min(n as u8 - 1)),
+            neg: false,
+            n: n as u8,
+        }
+    }
+
+    /// Writes `comps` into components 0.. of `t`: one MOV per (register, sign) group.
+    fn copy_into(&mut self, t: VReg, comps: &[C]) {
+        let n = comps.len().clamp(1, 4);
+        let key = |c: &C| match c.loc {
+            Loc::V(v, _) => (Some(Reg::V(v)), c.neg),
+            Loc::In(s, _) => (Some(Reg::In(s)), c.neg),
+            Loc::Uni(s, _) => (Some(Reg::Uni(s)), c.neg),
+            Loc::Lit(_) => (None, false),
+        };
         let mut done = vec![false; n];
         for i in 0..n {
             if done[i] {
@@ -649,12 +669,6 @@ impl<'a> Lower<'a> {
                     ..o
                 }],
             });
-        }
-        Operand {
-            reg: Reg::V(t),
-            swz: [0, 1, 2, 3].map(|x: u8| x.min(n as u8 - 1)),
-            neg: false,
-            n: n as u8,
         }
     }
 
@@ -1333,6 +1347,13 @@ impl<'a> Lower<'a> {
                 .ok_or_else(|| self.diag(d, "dynamically indexed output"))?
                 as usize,
         };
+        if self.flow_depth > 0 {
+            return Err(self.diag(
+                d,
+                "output written inside a branch or loop (each output component is written \
+                 exactly once, after the last branch: erratum 4)",
+            ));
+        }
         let v = self.arg(d, store.value())?;
         let Some(out) = self.outputs.get_mut(&decl) else {
             return Err(self.diag(d, "store to an undeclared output"));
@@ -1487,7 +1508,7 @@ fn fold_output_moves(p: &mut Program) {
     for m in 0..p.ops.len() {
         let lanes = match p.ops[m].dst {
             Dst::Out(_, lanes) | Dst::V(_, lanes) => lanes,
-            Dst::A0(_) => continue,
+            Dst::A0(_) | Dst::Flow(_) => continue,
         };
         let [src] = p.ops[m].srcs[..] else { continue };
         let Reg::V(t) = src.reg else { continue };
@@ -1501,6 +1522,19 @@ fn fold_output_moves(p: &mut Program) {
         let Dst::V(_, def_mask) = p.ops[pi].dst else {
             continue;
         };
+        // Not across flow control, and not early into a register read in between (a phi's
+        // register is read until its copy).
+        if pi > m {
+            continue;
+        }
+        let between = &p.ops[pi + 1..m];
+        if between.iter().any(|o| {
+            matches!(o.dst, Dst::Flow(_))
+                || matches!(p.ops[m].dst, Dst::V(u, _)
+                        if o.srcs.iter().any(|s| s.reg == Reg::V(u)))
+        }) {
+            continue;
+        }
         let negate = match (src.neg, negating_sources(p.ops[pi].op)) {
             (false, _) => &[][..],
             (true, Some(which)) => which,
