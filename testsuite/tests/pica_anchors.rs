@@ -14,6 +14,8 @@ const ANCHORS: &[(&str, u32)] = &[
     ("a2_skybox.ir", 12),
     ("a3_textured_cube.ir", 34),
     ("a5_render2d.ir", 14),
+    ("a6_geoshader_vs.ir", 4),
+    ("a8_particle.ir", 37),
 ];
 
 #[test]
