@@ -20,8 +20,9 @@
 //! * Output stores and returns inside a branch or loop, `Switch`, and breaks from inside a
 //!   nested selection are [`Diagnostic::unsupported`].
 //!
-//! Caches of [`Lower`] that assume straight-line code (registers built from mixed sources, the
-//! value a0.x holds, range masks) are cleared at every block boundary.
+//! Caches of [`Lower`] that assume straight-line code (registers built from mixed sources inside
+//! a branch or loop, the value a0.x holds, range masks) are cleared at every block boundary;
+//! registers built outside every construct stay valid.
 
 use irc_backend::Diagnostic;
 use irc_ir::analysis::cfg::{self, Block, Cfg};
@@ -42,7 +43,8 @@ pub(super) struct LoopCtx {
 impl Lower<'_> {
     /// Forgets everything that is only valid in straight-line code.
     fn new_block(&mut self) {
-        self.built.clear();
+        let top = &self.built_top;
+        self.built.retain(|k, _| top.contains(k));
         self.a0x = None;
         self.range_masks.clear();
     }
@@ -475,6 +477,30 @@ impl Lower<'_> {
         {
             return Err(self.diag(d, "integer phi"));
         }
+        // A phi read only by another phi (an inner merge feeding an outer one) shares its
+        // register: the copy between them disappears. Follow such a chain to its end.
+        let m = self.m;
+        let mut chain = vec![d];
+        loop {
+            let last = *chain.last().unwrap_or(&d);
+            let mut users = m
+                .code()
+                .filter(|&u| m.op(u).operands.iter().any(|o| o.as_ref() == Some(last)));
+            match (users.next(), users.next()) {
+                (Some(u), None)
+                    if m.opcode(u) == OpCode::Phi && m.op(u).ty == op.ty && !chain.contains(&u) =>
+                {
+                    if let Some(v) = self.values.get(&u).cloned() {
+                        for &x in &chain {
+                            self.values.insert(x, v.clone());
+                        }
+                        return Ok(v);
+                    }
+                    chain.push(u);
+                }
+                _ => break,
+            }
+        }
         let r = self.prog.new_vreg(n as u8);
         let comps: Comps = (0..n as u8)
             .map(|i| C {
@@ -482,7 +508,9 @@ impl Lower<'_> {
                 neg: false,
             })
             .collect();
-        self.values.insert(d, comps.clone());
+        for &x in &chain {
+            self.values.insert(x, comps.clone());
+        }
         Ok(comps)
     }
 }

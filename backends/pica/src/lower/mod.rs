@@ -34,7 +34,7 @@ use rustc_hash::FxHashMap;
 use smallvec::{smallvec, SmallVec};
 
 use crate::isa::Opcode;
-use mir::{Dst, MOp, Operand, Program, Reg};
+use mir::{Dst, Flow, MOp, Operand, Program, Reg};
 
 /// Where one component of a value lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -134,6 +134,9 @@ struct Lower<'a> {
     /// Registers already built from mixed component sources (values never change in
     /// straight-line code, so one build serves every use).
     built: FxHashMap<Vec<C>, VReg>,
+    /// Keys of [`Lower::built`] built outside every branch and loop: valid in every later
+    /// block (the others are forgotten at block boundaries).
+    built_top: rustc_hash::FxHashSet<Vec<C>>,
     /// The value a0.x holds (the float operand of the last MOVA and its lane).
     a0x: Option<(SsaDef, usize)>,
     /// Registers of the largest D3D9 constant array read at a dynamic index (0: none).
@@ -202,6 +205,7 @@ pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
         outputs: FxHashMap::default(),
         uniforms: Vec::new(),
         built: FxHashMap::default(),
+        built_top: Default::default(),
         a0x: None,
         relative_extent: 0,
         range_masks: FxHashMap::default(),
@@ -622,8 +626,19 @@ impl<'a> Lower<'a> {
                 n: n as u8,
             };
         }
+        if let Some((t, neg)) = self.find_built(comps) {
+            return Operand {
+                reg: Reg::V(t),
+                swz,
+                neg,
+                n: n as u8,
+            };
+        }
         let t = self.prog.new_vreg(n as u8);
         self.built.insert(comps.to_vec(), t);
+        if self.flow_depth == 0 {
+            self.built_top.insert(comps.to_vec());
+        }
         self.copy_into(t, comps);
         Operand {
             reg: Reg::V(t),
@@ -631,6 +646,33 @@ impl<'a> Lower<'a> {
             neg: false,
             n: n as u8,
         }
+    }
+
+    /// A built register whose leading components are `comps`, or their negation (then read
+    /// negated in the descriptor).
+    fn find_built(&self, comps: &[C]) -> Option<(VReg, bool)> {
+        let n = comps.len();
+        let negated: Vec<C> = comps.iter().map(|c| c.negated()).collect();
+        let mut found: Option<(VReg, bool)> = None;
+        for (k, &t) in &self.built {
+            if k.len() < n {
+                continue;
+            }
+            let hit = if k[..n] == *comps {
+                Some((t, false))
+            } else if k[..n] == negated[..] {
+                Some((t, true))
+            } else {
+                None
+            };
+            // Deterministic choice: the lowest register.
+            if let Some(h) = hit {
+                if found.is_none_or(|f| h.0 .0 < f.0 .0) {
+                    found = Some(h);
+                }
+            }
+        }
+        found
     }
 
     /// Writes `comps` into components 0.. of `t`: one MOV per (register, sign) group.
@@ -1379,6 +1421,25 @@ impl<'a> Lower<'a> {
         for (reg, comps, _) in outs {
             for (ri, chunk) in comps.chunks(4).enumerate() {
                 let o = reg + ri as u8;
+                // The whole chunk is (the negation of) a register built before: one MOV.
+                let all: Option<Vec<C>> = chunk.iter().copied().collect();
+                if let Some((t, neg)) = all
+                    .filter(|a| a.len() > 1)
+                    .and_then(|a| self.find_built(&a))
+                {
+                    let n = chunk.len() as u8;
+                    self.prog.ops.push(MOp {
+                        op: Opcode::Mov,
+                        dst: Dst::Out(o, (1u8 << n) - 1),
+                        srcs: smallvec![Operand {
+                            reg: Reg::V(t),
+                            swz: [0, 1, 2, 3].map(|x: u8| x.min(n - 1)),
+                            neg,
+                            n: 4,
+                        }],
+                    });
+                    continue;
+                }
                 let mut done = [false; 4];
                 for i in 0..chunk.len() {
                     let Some(c) = chunk[i] else { continue };
@@ -1504,6 +1565,22 @@ fn fold_output_moves(p: &mut Program) {
             defs[v.index()].push(i);
         }
     }
+    // Flow-control nesting depth of each op.
+    let mut depth = Vec::with_capacity(p.ops.len());
+    let mut d = 0u32;
+    for op in &p.ops {
+        match op.dst {
+            Dst::Flow(Flow::If(_) | Flow::Loop) => {
+                depth.push(d);
+                d += 1;
+            }
+            Dst::Flow(Flow::EndIf | Flow::EndLoop) => {
+                d = d.saturating_sub(1);
+                depth.push(d);
+            }
+            _ => depth.push(d),
+        }
+    }
     let mut folded: Vec<usize> = Vec::new();
     for m in 0..p.ops.len() {
         let lanes = match p.ops[m].dst {
@@ -1522,17 +1599,21 @@ fn fold_output_moves(p: &mut Program) {
         let Dst::V(_, def_mask) = p.ops[pi].dst else {
             continue;
         };
-        // Not across flow control, and not early into a register read in between (a phi's
-        // register is read until its copy).
+        // An output is written early only by a producer outside every branch and loop (it
+        // runs once); a register only without flow control in between, and not while it is
+        // read in between (a phi's register is read until its copy).
         if pi > m {
             continue;
         }
         let between = &p.ops[pi + 1..m];
-        if between.iter().any(|o| {
-            matches!(o.dst, Dst::Flow(_))
-                || matches!(p.ops[m].dst, Dst::V(u, _)
-                        if o.srcs.iter().any(|s| s.reg == Reg::V(u)))
-        }) {
+        let ok = match p.ops[m].dst {
+            Dst::Out(..) => depth[pi] == 0,
+            Dst::V(u, _) => !between.iter().any(|o| {
+                matches!(o.dst, Dst::Flow(_)) || o.srcs.iter().any(|s| s.reg == Reg::V(u))
+            }),
+            _ => false,
+        };
+        if !ok {
             continue;
         }
         let negate = match (src.neg, negating_sources(p.ops[pi].op)) {
