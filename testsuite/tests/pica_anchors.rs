@@ -20,6 +20,7 @@ const ANCHORS: &[(&str, u32)] = &[
     ("a1_simple_tri.ir", 8),
     ("a2_skybox.ir", 12),
     ("a3_textured_cube.ir", 34),
+    ("a4_lenny.ir", 29),
     ("a5_render2d.ir", 14),
     ("a6_geoshader_vs.ir", 4),
     ("a8_particle.ir", 37),
