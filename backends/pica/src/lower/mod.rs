@@ -151,6 +151,8 @@ struct Lower<'a> {
     loops_open: u32,
     /// The innermost open loop.
     loop_ctx: Option<flow::LoopCtx>,
+    /// Interval / NaN facts of the float values (the cheap select needs NaN-free sides).
+    facts: irc_passes::float_facts::FloatFacts,
 }
 
 /// An application uniform: a D3D9 float constant register or a constant-buffer element.
@@ -213,6 +215,7 @@ pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
         flow_depth: 0,
         loops_open: 0,
         loop_ctx: None,
+        facts: irc_passes::float_facts::analyze(m),
     };
     let mut reflection = Reflection::default();
     l.declare(&mut reflection)?;
@@ -1147,14 +1150,18 @@ impl<'a> Lower<'a> {
                     c
                 };
                 let is = |v: &Comps, x: f32| v.iter().all(|k| k.loc == Loc::Lit(x.to_bits()));
-                // A side that may be NaN leaks through `0 · NaN = NaN` when it is not taken.
-                let may_nan = |v: &Comps| {
-                    !v.iter()
-                        .all(|k| matches!(k.loc, Loc::Lit(x) if !f32::from_bits(x).is_nan()))
+                // A side that may be NaN leaks through `0 · NaN = NaN` when it is not taken:
+                // a literal NaN, or a value `float_facts` does not prove free of NaN.
+                let facts = &self.facts;
+                let may_nan = |side: Option<SsaDef>, v: &Comps| {
+                    v.iter().enumerate().any(|(i, k)| match k.loc {
+                        Loc::Lit(x) => f32::from_bits(x).is_nan(),
+                        _ => side.is_none_or(|s| facts.get(s, i).nan),
+                    })
                 };
                 let float = op.ty.is_basic_where(|s| s.is_float());
-                if float && (may_nan(&a) || may_nan(&b)) {
-                    let (na, nb) = (may_nan(&a), may_nan(&b));
+                let (na, nb) = (may_nan(sel.if_true(), &a), may_nan(sel.if_false(), &b));
+                if float && (na || nb) {
                     self.exact_select(&c, &a, &b, na, nb)
                 } else if is(&b, 0.0) && is(&a, 1.0) {
                     c
