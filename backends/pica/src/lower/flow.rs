@@ -477,30 +477,6 @@ impl Lower<'_> {
         {
             return Err(self.diag(d, "integer phi"));
         }
-        // A phi read only by another phi (an inner merge feeding an outer one) shares its
-        // register: the copy between them disappears. Follow such a chain to its end.
-        let m = self.m;
-        let mut chain = vec![d];
-        loop {
-            let last = *chain.last().unwrap_or(&d);
-            let mut users = m
-                .code()
-                .filter(|&u| m.op(u).operands.iter().any(|o| o.as_ref() == Some(last)));
-            match (users.next(), users.next()) {
-                (Some(u), None)
-                    if m.opcode(u) == OpCode::Phi && m.op(u).ty == op.ty && !chain.contains(&u) =>
-                {
-                    if let Some(v) = self.values.get(&u).cloned() {
-                        for &x in &chain {
-                            self.values.insert(x, v.clone());
-                        }
-                        return Ok(v);
-                    }
-                    chain.push(u);
-                }
-                _ => break,
-            }
-        }
         let r = self.prog.new_vreg(n as u8);
         let comps: Comps = (0..n as u8)
             .map(|i| C {
@@ -508,9 +484,7 @@ impl Lower<'_> {
                 neg: false,
             })
             .collect();
-        for &x in &chain {
-            self.values.insert(x, comps.clone());
-        }
+        self.values.insert(d, comps.clone());
         Ok(comps)
     }
 }
