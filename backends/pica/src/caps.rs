@@ -5,8 +5,9 @@ use irc_ir::OpCode;
 
 /// PICA200: D3D9-style multiplies (0 × anything = 0) and DP3/DP4/DPH natively, float24
 /// arithmetic, loops and branches, no integers, no indexable temporaries; vec4 registers; DP3
-/// and DP4 are single instructions, so a dot product pays from 3 products; a branch costs a
-/// pipeline flush, so if-conversion takes up to 16 ops.
+/// and DP4 are single instructions, so a dot product pays from 3 products. If-conversion only
+/// for the tiniest arms (2 ops): an exact float select of a merged value costs up to 13 words
+/// (NaN-safe blend), while a branch costs a CMP and an IFC and copies that usually coalesce.
 pub const CAPS: TargetCaps = TargetCaps {
     name: "pica",
     native: &[
@@ -24,5 +25,5 @@ pub const CAPS: TargetCaps = TargetCaps {
     loops: true,
     vectorize: true,
     min_dot_terms: 3,
-    if_convert_limit: 16,
+    if_convert_limit: 2,
 };

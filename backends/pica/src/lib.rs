@@ -36,6 +36,7 @@ pub mod decode;
 pub mod disasm;
 pub mod encode;
 pub mod float24;
+pub mod flow_emit;
 pub mod gs;
 pub mod instr;
 pub mod isa;

@@ -12,7 +12,8 @@
 //!   hardware's rounding is not public — with flush of magnitudes below 2⁻⁶² to +0 and no −0).
 //!   MOV and MOVA do not round. Dot products sum exact f32 products and round once; MAD/MADI
 //!   round the product before the add (§3: not fused). `Exact` rounds nothing but keeps every
-//!   semantic rule below.
+//!   semantic rule below, "no −0" included: in both precisions a negated zero, a −0 uniform
+//!   and a zero result (`0 · −1`, `−0 + −0`) read and compute as +0.
 //! * **Semantic rules** (§10): 0 · ±inf = 0 in MUL, MAD, DP3/DP4/DPH (0 · NaN = NaN);
 //!   `max(a, b) = a > b ? a : b`, `min(a, b) = a < b ? a : b`; SGE/SLT and CMP use IEEE
 //!   comparisons (NaN: NE true, all others false); RCP/RSQ/EX2/LG2 use f32 `1/x`, `1/sqrt`,
@@ -196,6 +197,15 @@ struct Machine<'a> {
     primitives: Vec<Primitive>,
 }
 
+/// PICA has no −0 (§10): a zero of either sign is +0; every other value (NaN included) is kept.
+pub fn pos_zero(x: f32) -> f32 {
+    if x == 0.0 {
+        0.0
+    } else {
+        x
+    }
+}
+
 /// 0 · ±inf = 0 (D3D9 legacy multiply); NaN stays NaN.
 pub fn mul_legacy(a: f32, b: f32) -> f32 {
     if (a == 0.0 && b.is_infinite()) || (b == 0.0 && a.is_infinite()) {
@@ -206,11 +216,13 @@ pub fn mul_legacy(a: f32, b: f32) -> f32 {
 }
 
 impl Machine<'_> {
+    /// An arithmetic result: rounded to float24 in `Native` precision; in both precisions a
+    /// zero is +0 (§10: "no −0").
     fn round(&self, x: f32) -> f32 {
         if self.native {
             float24::round(x)
         } else {
-            x
+            pos_zero(x)
         }
     }
 
@@ -238,7 +250,8 @@ impl Machine<'_> {
         let sw = s.swizzle.comps();
         let mut out = [0.0; 4];
         for (o, &c) in out.iter_mut().zip(&sw) {
-            *o = if s.negate { -raw[c] } else { raw[c] };
+            // Negating a zero (or reading a −0 uniform bit pattern) gives +0: no −0 (§10).
+            *o = pos_zero(if s.negate { -raw[c] } else { raw[c] });
         }
         Ok(out)
     }

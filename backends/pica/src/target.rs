@@ -15,9 +15,10 @@ use irc_backend::{
 };
 use irc_ir::{Module, ShaderStage};
 
+use crate::flow_emit::{self, Item};
 use crate::instr::{Dst as HDst, DstReg, Instr, Mask, Src, SrcReg, Swizzle};
 use crate::isa::{limits, AddrIndex, Opcode};
-use crate::lower::mir::{Dst, MOp, Operand, Reg};
+use crate::lower::mir::{Dst, Flow, MOp, Operand, Reg};
 use crate::{decode, disasm, encode, float24, lower, outmap, regalloc, shbin, sim_io};
 
 /// The line between the DVLEs of a multi-DVLE SHBIN (a vertex + geometry shader program) in
@@ -147,6 +148,30 @@ fn emit_op(op: &MOp, alloc: &Allocation, lit_base: u8) -> Result<Instr, Diagnost
                 winding: f.winding,
             })
         }
+        Dst::Flow(Flow::Cmp(x, y)) => {
+            let (r1, a1) = operand_regs(&op.srcs[0], alloc, lit_base)?;
+            let (r2, a2) = operand_regs(&op.srcs[1], alloc, lit_base)?;
+            let src = |r, a: [u8; 4], neg: bool| {
+                let s = Src::new(r).swz(Swizzle::new(a));
+                if neg {
+                    s.negated()
+                } else {
+                    s
+                }
+            };
+            return Ok(Instr::Cmp {
+                src1: src(r1, a1, op.srcs[0].neg),
+                x,
+                y,
+                src2: src(r2, a2, op.srcs[1].neg),
+                index: if matches!(op.srcs[0].reg, Reg::UniRel(_)) {
+                    AddrIndex::A0X
+                } else {
+                    AddrIndex::None
+                },
+            });
+        }
+        Dst::Flow(_) => return Err(internal("flow marker emitted as an instruction")),
         Dst::A0(mask) => {
             let m = (0..2)
                 .filter(|c| mask & (1 << c) != 0)
@@ -209,14 +234,18 @@ fn emit_op(op: &MOp, alloc: &Allocation, lit_base: u8) -> Result<Instr, Diagnost
             src2: srcs[1],
             index,
         },
-        Opcode::Mov | Opcode::Flr | Opcode::Rcp | Opcode::Rsq | Opcode::Ex2 | Opcode::Lg2 => {
-            Instr::Unary {
-                op: op.op,
-                dst,
-                src: srcs[0],
-                index,
-            }
-        }
+        Opcode::Mov
+        | Opcode::Flr
+        | Opcode::Rcp
+        | Opcode::Rsq
+        | Opcode::Ex2
+        | Opcode::Lg2
+        | Opcode::Litp => Instr::Unary {
+            op: op.op,
+            dst,
+            src: srcs[0],
+            index,
+        },
         Opcode::Mad | Opcode::Madi => Instr::Mad {
             inverted: op.op == Opcode::Madi,
             dst,
@@ -263,18 +292,26 @@ pub(crate) fn compile_stage(
     }
     let prog = &lowered.program;
     let (alloc, _) = regalloc::allocate(prog)?;
-    let mut instrs = Vec::with_capacity(prog.ops.len() + 1);
+    let mut items = Vec::with_capacity(prog.ops.len() + 1);
     for op in &prog.ops {
+        if let Dst::Flow(f) = op.dst {
+            if !matches!(f, Flow::Cmp(..)) {
+                items.push(Item::Flow(f));
+                continue;
+            }
+        }
         let i = emit_op(op, &alloc, lowered.literal_base)?;
         // A copy the allocator coalesced (`mov r0.x, r0.x`) does nothing.
         if !is_self_move(&i) {
-            instrs.push(i);
+            items.push(Item::Instr(i));
         }
         // A geometry shader's SETEMIT is followed by its EMIT.
         if matches!(op.dst, Dst::Emit(_)) {
-            instrs.push(Instr::Plain(Opcode::Emit));
+            items.push(Item::Instr(Instr::Plain(Opcode::Emit)));
         }
     }
+    let loops = items.contains(&Item::Flow(Flow::Loop));
+    let mut instrs = flow_emit::layout(&items)?;
     instrs.push(Instr::END);
     if let Some(i) = instrs
         .windows(2)
@@ -307,6 +344,13 @@ pub(crate) fn compile_stage(
         .map_err(|e| internal(format!("the decoder rejects the encoder's output: {e}")))?;
     let disassembly = disasm::disassemble_program(&decoded, &[(0, Some(words.len()))]);
     let mut reflection = lowered.reflection;
+    if loops {
+        // The loop counter's int uniform (a DEF constant: `.consti`).
+        reflection.uniforms.push(irc_backend::UniformBinding {
+            slot: sim_io::INT_SLOT + u32::from(flow_emit::LOOP_UNIFORM),
+            source: UniformSource::Literal(flow_emit::LOOP_VALUE.map(f32::from)),
+        });
+    }
     let outmap = outmap::build(module, &reflection.outputs);
     let end = words.len() as u32;
     let mut sh = container(
@@ -314,6 +358,7 @@ pub(crate) fn compile_stage(
         &descs,
         &lowered.literals,
         lowered.literal_base,
+        loops,
         &reflection,
         &outmap,
     );
@@ -369,6 +414,7 @@ fn container(
     descs: &[u32],
     literals: &[[u32; 4]],
     literal_base: u8,
+    loops: bool,
     r: &irc_backend::Reflection,
     map: &[outmap::OutMapEntry],
 ) -> shbin::Shbin {
@@ -379,6 +425,12 @@ fn container(
         d.constants.push(shbin::Constant {
             reg: u16::from(literal_base) + k as u16,
             value: shbin::ConstValue::Float(v.map(|b| float24::from_f32(f32::from_bits(b)))),
+        });
+    }
+    if loops {
+        d.constants.push(shbin::Constant {
+            reg: u16::from(flow_emit::LOOP_UNIFORM),
+            value: shbin::ConstValue::Int(flow_emit::LOOP_VALUE),
         });
     }
     for v in &r.varyings {

@@ -108,6 +108,33 @@ fn zero_times_infinity_is_zero_but_zero_times_nan_is_nan() {
 }
 
 #[test]
+fn there_is_no_negative_zero() {
+    // §10: "no −0". v0 = (0, 0, 1, 0); c0 = (−0, −1, 0, 0) as uploaded bit patterns.
+    let src = "\
+.fvec c
+.proc main
+    mov o0, -v0              ; −0 from negating +0 → +0
+    mul r0, c.yyyy, v0       ; (−1 · 0, ..) → +0
+    mov o1, r0
+    mov r1, c
+    add o2, c.xxxx, r1.xxxx  ; −0 + −0 → +0
+    mov o3, c                ; a −0 uniform reads as +0
+    end
+.end
+";
+    let mut u = Uniforms::default();
+    u.float[0] = [-0.0, -1.0, 0.0, 0.0];
+    for opts in [EXACT, NATIVE] {
+        let o = vs(src, &[[0.0, 0.0, 1.0, 0.0]], &u, &opts).unwrap();
+        let bits = |v: [f32; 4]| v.map(f32::to_bits);
+        assert_eq!(bits(o[0]), bits([0.0, 0.0, -1.0, 0.0]), "{opts:?}");
+        assert_eq!(bits(o[1]), bits([0.0, 0.0, -1.0, 0.0]), "{opts:?}");
+        assert_eq!(bits(o[2]), [0; 4], "{opts:?}");
+        assert_eq!(bits(o[3]), bits([0.0, -1.0, 0.0, 0.0]), "{opts:?}");
+    }
+}
+
+#[test]
 fn max_min_nan_and_litp() {
     let src = "\
 .constf k(0.0, 1e30, 200.0, -3.0)

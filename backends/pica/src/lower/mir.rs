@@ -5,11 +5,16 @@
 //! a *component-wise* op (ADD, MUL, MAD, MAX, MIN, SGE, SLT, FLR, MOV) position `i` feeds
 //! result component `i`, and the emitter shifts positions by the lane the destination gets;
 //! for DP3/DP4/DPH and the scalar ops (RCP, RSQ, EX2, LG2) positions are the hardware's own.
+//!
+//! Structured flow control is a [`Dst::Flow`] op in the same list: a CMP setting the flags,
+//! and markers opening and closing an if/else or a loop and leaving it ([`Flow`]). The markers
+//! nest properly; [`Program::blocks`] derives the control-flow graph the register allocator
+//! needs, and the emitter turns them into IFC/LOOP/BREAKC words with their addresses.
 
 use irc_backend::regalloc::VReg;
 use smallvec::SmallVec;
 
-use crate::isa::Opcode;
+use crate::isa::{CmpOp, Opcode};
 
 /// What an operand reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -62,6 +67,27 @@ pub enum Dst {
     A0(u8),
     /// Geometry shaders: `SETEMIT` with these flags, then `EMIT` (an op without sources).
     Emit(EmitFlags),
+    /// Flow control (the op's `op` is CMP, IFC, LOOP, BREAKC or NOP for a pure marker).
+    Flow(Flow),
+}
+
+/// A flow-control op. Conditions test `cmp.x` as set by the last [`Flow::Cmp`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// CMP: cmp.x = src0.x `x` src1.x, cmp.y = src0.y `y` src1.y (src0 is the wide slot).
+    Cmp(CmpOp, CmpOp),
+    /// Opens an if: the then-arm runs when `cmp.x == value` (IFC).
+    If(bool),
+    /// Ends the then-arm and opens the else-arm.
+    Else,
+    /// Closes an if.
+    EndIf,
+    /// Opens a loop (LOOP on a constant int uniform; see the emitter).
+    Loop,
+    /// Leaves the innermost loop when `cmp.x == value` (BREAKC).
+    Break(bool),
+    /// Closes a loop: the back edge.
+    EndLoop,
 }
 
 /// The operands of `SETEMIT` (§4 format 4): the vertex slot (0–2) the next `EMIT` fills, whether
@@ -111,4 +137,156 @@ impl Program {
         self.vregs.push(size);
         VReg(self.vregs.len() as u32 - 1)
     }
+
+    /// Whether the program has flow control.
+    pub fn has_flow(&self) -> bool {
+        self.ops.iter().any(|o| matches!(o.dst, Dst::Flow(_)))
+    }
+
+    /// The control-flow graph of the op list: blocks in order as (first op, end op exclusive,
+    /// successor blocks, loop depth). A CMP, IFC, BREAKC or LOOP ends its block; ELSE, ENDIF and
+    /// ENDLOOP start one. The loop's header is the block after its LOOP; its back edge goes from
+    /// the block ending at ENDLOOP; a BREAKC also leads to the block after the ENDLOOP. Fails on
+    /// markers that do not nest.
+    pub fn blocks(&self) -> Result<Vec<CfgBlock>, String> {
+        // Block boundaries: a new block starts after every IFC/LOOP/BREAKC and at every
+        // ELSE/ENDIF/ENDLOOP marker (the marker itself emits no word: it heads its block).
+        let mut starts = vec![0usize];
+        for (i, op) in self.ops.iter().enumerate() {
+            match op.dst {
+                Dst::Flow(Flow::If(_) | Flow::Loop | Flow::Break(_)) => starts.push(i + 1),
+                Dst::Flow(Flow::Else | Flow::EndIf | Flow::EndLoop) => {
+                    starts.push(i);
+                    starts.push(i + 1);
+                }
+                _ => {}
+            }
+        }
+        starts.push(self.ops.len());
+        starts.dedup();
+        let n = starts.len() - 1;
+        let block_at = |i: usize| starts.partition_point(|&s| s <= i) - 1;
+        let mut blocks: Vec<CfgBlock> = (0..n)
+            .map(|b| CfgBlock {
+                start: starts[b],
+                end: starts[b + 1],
+                succs: Vec::new(),
+                depth: 0,
+            })
+            .collect();
+        enum Open {
+            If { head: usize, else_at: Option<usize> },
+            Loop { header: usize, breaks: Vec<usize> },
+        }
+        let mut stack: Vec<Open> = Vec::new();
+        let mut depth = 0u32;
+        for (i, op) in self.ops.iter().enumerate() {
+            let b = block_at(i);
+            blocks[b].depth = blocks[b].depth.max(depth);
+            let flow = match op.dst {
+                Dst::Flow(f) => f,
+                _ => continue,
+            };
+            match flow {
+                Flow::Cmp(..) => {}
+                Flow::If(_) => stack.push(Open::If {
+                    head: b,
+                    else_at: None,
+                }),
+                Flow::Else => match stack.last_mut() {
+                    Some(Open::If { else_at, .. }) if else_at.is_none() => *else_at = Some(b),
+                    _ => return Err(format!("op {i}: else outside an if")),
+                },
+                Flow::EndIf => {
+                    let Some(Open::If { head, else_at }) = stack.pop() else {
+                        return Err(format!("op {i}: endif outside an if"));
+                    };
+                    // `b` is the ENDIF marker's own block: the join.
+                    let then_first = head + 1;
+                    blocks[head].succs.push(then_first);
+                    match else_at {
+                        Some(e) => {
+                            // The then-arm's last block falls into ELSE's block, which jumps
+                            // over the else-arm: ELSE marker block → join; head → else-arm.
+                            blocks[e].succs.push(b);
+                            blocks[head].succs.push(e + 1);
+                            blocks[b - 1].succs.push(b);
+                        }
+                        None => {
+                            blocks[head].succs.push(b);
+                            blocks[b - 1].succs.push(b);
+                        }
+                    }
+                }
+                Flow::Loop => {
+                    stack.push(Open::Loop {
+                        header: b + 1,
+                        breaks: Vec::new(),
+                    });
+                    depth += 1;
+                    blocks[b].succs.push(b + 1);
+                }
+                Flow::Break(_) => {
+                    let Some(Open::Loop { breaks, .. }) = stack
+                        .iter_mut()
+                        .rev()
+                        .find(|o| matches!(o, Open::Loop { .. }))
+                    else {
+                        return Err(format!("op {i}: break outside a loop"));
+                    };
+                    breaks.push(b);
+                    blocks[b].succs.push(b + 1);
+                }
+                Flow::EndLoop => {
+                    let Some(Open::Loop { header, breaks }) = stack.pop() else {
+                        return Err(format!("op {i}: endloop closes no loop"));
+                    };
+                    depth -= 1;
+                    // `b` is the ENDLOOP marker's block: the back edge to the header, and on
+                    // after the last iteration; breaks leave to the block after it.
+                    blocks[b - 1].succs.push(b);
+                    blocks[b].succs.push(header);
+                    blocks[b].succs.push(b + 1);
+                    for x in breaks {
+                        blocks[x].succs.push(b + 1);
+                    }
+                }
+            }
+            // Every other block falls through to the next one.
+        }
+        if !stack.is_empty() {
+            return Err("unclosed if or loop".into());
+        }
+        // Fall-through edges of blocks not ended by a marker.
+        for (b, blk) in blocks.iter_mut().enumerate() {
+            let last = blk.end.checked_sub(1).map(|i| self.ops[i].dst);
+            let ends_flow = matches!(
+                last,
+                Some(Dst::Flow(
+                    Flow::If(_)
+                        | Flow::Else
+                        | Flow::EndIf
+                        | Flow::Loop
+                        | Flow::Break(_)
+                        | Flow::EndLoop
+                ))
+            );
+            let falls = !ends_flow || matches!(last, Some(Dst::Flow(Flow::EndIf)));
+            if falls && b + 1 < n && !blk.succs.contains(&(b + 1)) {
+                blk.succs.push(b + 1);
+            }
+            blk.succs.retain(|&s| s < n);
+            blk.succs.dedup();
+        }
+        Ok(blocks)
+    }
+}
+
+/// One block of [`Program::blocks`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CfgBlock {
+    pub start: usize,
+    pub end: usize,
+    pub succs: Vec<usize>,
+    pub depth: u32,
 }

@@ -15,9 +15,10 @@
 //!
 //! Outputs are collected per component and written once, at the end, by MOVs into `o`
 //! registers (erratum 4). What PICA cannot express is a [`Diagnostic::unsupported`] naming the
-//! op. Control flow is not lowered yet (one block only).
+//! op. Structured selections and loops become flow markers ([`flow`]).
 
 pub mod gs;
+mod flow;
 pub mod mir;
 
 use irc_backend::io_plan::{const_index, flat_size};
@@ -36,7 +37,7 @@ use rustc_hash::FxHashMap;
 use smallvec::{smallvec, SmallVec};
 
 use crate::isa::Opcode;
-use mir::{Dst, MOp, Operand, Program, Reg};
+use mir::{Dst, Flow, MOp, Operand, Program, Reg};
 
 /// Where one component of a value lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -110,6 +111,9 @@ struct Lower<'a> {
     /// Registers already built from mixed component sources (values never change in
     /// straight-line code, so one build serves every use).
     built: FxHashMap<Vec<C>, VReg>,
+    /// Keys of [`Lower::built`] built outside every branch and loop: valid in every later
+    /// block (the others are forgotten at block boundaries).
+    built_top: rustc_hash::FxHashSet<Vec<C>>,
     /// The value a0.x holds (the float operand of the last MOVA and its lane).
     a0x: Option<(SsaDef, usize)>,
     /// Registers of the largest D3D9 constant array read at a dynamic index (0: none).
@@ -120,6 +124,14 @@ struct Lower<'a> {
     range_masks: FxHashMap<(SsaDef, usize, i64), Comps>,
     /// Geometry shaders: input layout and emission state ([`gs`]).
     gs: Option<gs::GsState>,
+    /// Selections and loops open around the op being lowered.
+    flow_depth: u32,
+    /// Loops open around the op being lowered.
+    loops_open: u32,
+    /// The innermost open loop.
+    loop_ctx: Option<flow::LoopCtx>,
+    /// Interval / NaN facts of the float values (the cheap select needs NaN-free sides).
+    facts: irc_passes::float_facts::FloatFacts,
 }
 
 /// An application uniform: a D3D9 float constant register or a constant-buffer element.
@@ -169,15 +181,9 @@ pub(crate) fn lower_stage(m: &Module, want: irc_ir::ShaderStage) -> Result<Lower
     if let Some(&stray) = cfg.stray_ops().first() {
         return Err(unsupported(m, stray, "op outside any block"));
     }
-    let blocks: Vec<_> = cfg.blocks().collect();
-    if blocks.len() != 1 {
-        let t = cfg.block(blocks[0]).terminator.unwrap_or(func);
-        return Err(unsupported(
-            m,
-            t,
-            "control flow (branches and loops are not lowered for pica-vs yet)",
-        ));
-    }
+    let entry_block = cfg
+        .entry()
+        .ok_or_else(|| unsupported(m, func, "function without blocks"))?;
     let mut l = Lower {
         m,
         prog: Program::default(),
@@ -186,11 +192,16 @@ pub(crate) fn lower_stage(m: &Module, want: irc_ir::ShaderStage) -> Result<Lower
         outputs: FxHashMap::default(),
         uniforms: Vec::new(),
         built: FxHashMap::default(),
+        built_top: Default::default(),
         a0x: None,
         relative_extent: 0,
         range_masks: FxHashMap::default(),
         relative_bases: Vec::new(),
         gs: None,
+        flow_depth: 0,
+        loops_open: 0,
+        loop_ctx: None,
+        facts: irc_passes::float_facts::analyze(m),
     };
     let mut reflection = Reflection::default();
     if want == irc_ir::ShaderStage::Geometry {
@@ -200,9 +211,7 @@ pub(crate) fn lower_stage(m: &Module, want: irc_ir::ShaderStage) -> Result<Lower
     if l.gs.is_some() {
         gs::check_outputs(&reflection)?;
     }
-    for &d in &cfg.block(blocks[0]).ops {
-        l.lower_op(d)?;
-    }
+    l.region(&cfg, entry_block, None)?;
     if l.gs.is_none() {
         l.write_outputs(&mut reflection);
     }
@@ -598,8 +607,64 @@ impl<'a> Lower<'a> {
                 n: n as u8,
             };
         }
+        if let Some((t, neg)) = self.find_built(comps) {
+            return Operand {
+                reg: Reg::V(t),
+                swz,
+                neg,
+                n: n as u8,
+            };
+        }
         let t = self.prog.new_vreg(n as u8);
         self.built.insert(comps.to_vec(), t);
+        if self.flow_depth == 0 {
+            self.built_top.insert(comps.to_vec());
+        }
+        self.copy_into(t, comps);
+        Operand {
+            reg: Reg::V(t),
+            swz: [0, 1, 2, 3].map(|x: u8| x.min(n as u8 - 1)),
+            neg: false,
+            n: n as u8,
+        }
+    }
+
+    /// A built register whose leading components are `comps`, or their negation (then read
+    /// negated in the descriptor).
+    fn find_built(&self, comps: &[C]) -> Option<(VReg, bool)> {
+        let n = comps.len();
+        let negated: Vec<C> = comps.iter().map(|c| c.negated()).collect();
+        let mut found: Option<(VReg, bool)> = None;
+        for (k, &t) in &self.built {
+            if k.len() < n {
+                continue;
+            }
+            let hit = if k[..n] == *comps {
+                Some((t, false))
+            } else if k[..n] == negated[..] {
+                Some((t, true))
+            } else {
+                None
+            };
+            // Deterministic choice: the lowest register.
+            if let Some(h) = hit {
+                if found.is_none_or(|f| h.0 .0 < f.0 .0) {
+                    found = Some(h);
+                }
+            }
+        }
+        found
+    }
+
+    /// Writes `comps` into components 0.. of `t`: one MOV per (register, sign) group.
+    fn copy_into(&mut self, t: VReg, comps: &[C]) {
+        let n = comps.len().clamp(1, 4);
+        let key = |c: &C| match c.loc {
+            Loc::V(v, _) => (Some(Reg::V(v)), c.neg),
+            Loc::In(s, _) => (Some(Reg::In(s)), c.neg),
+            Loc::Uni(s, _) => (Some(Reg::Uni(s)), c.neg),
+            Loc::Lit(_) => (None, false),
+        };
         let mut done = vec![false; n];
         for i in 0..n {
             if done[i] {
@@ -627,12 +692,6 @@ impl<'a> Lower<'a> {
                     ..o
                 }],
             });
-        }
-        Operand {
-            reg: Reg::V(t),
-            swz: [0, 1, 2, 3].map(|x: u8| x.min(n as u8 - 1)),
-            neg: false,
-            n: n as u8,
         }
     }
 
@@ -1073,14 +1132,18 @@ impl<'a> Lower<'a> {
                     c
                 };
                 let is = |v: &Comps, x: f32| v.iter().all(|k| k.loc == Loc::Lit(x.to_bits()));
-                // A side that may be NaN leaks through `0 · NaN = NaN` when it is not taken.
-                let may_nan = |v: &Comps| {
-                    !v.iter()
-                        .all(|k| matches!(k.loc, Loc::Lit(x) if !f32::from_bits(x).is_nan()))
+                // A side that may be NaN leaks through `0 · NaN = NaN` when it is not taken:
+                // a literal NaN, or a value `float_facts` does not prove free of NaN.
+                let facts = &self.facts;
+                let may_nan = |side: Option<SsaDef>, v: &Comps| {
+                    v.iter().enumerate().any(|(i, k)| match k.loc {
+                        Loc::Lit(x) => f32::from_bits(x).is_nan(),
+                        _ => side.is_none_or(|s| facts.get(s, i).nan),
+                    })
                 };
                 let float = op.ty.is_basic_where(|s| s.is_float());
-                if float && (may_nan(&a) || may_nan(&b)) {
-                    let (na, nb) = (may_nan(&a), may_nan(&b));
+                let (na, nb) = (may_nan(sel.if_true(), &a), may_nan(sel.if_false(), &b));
+                if float && (na || nb) {
                     self.exact_select(&c, &a, &b, na, nb)
                 } else if is(&b, 0.0) && is(&a, 1.0) {
                     c
@@ -1315,6 +1378,13 @@ impl<'a> Lower<'a> {
                 .ok_or_else(|| self.diag(d, "dynamically indexed output"))?
                 as usize,
         };
+        if self.flow_depth > 0 {
+            return Err(self.diag(
+                d,
+                "output written inside a branch or loop (each output component is written \
+                 exactly once, after the last branch: erratum 4)",
+            ));
+        }
         let v = self.arg(d, store.value())?;
         let Some(out) = self.outputs.get_mut(&decl) else {
             return Err(self.diag(d, "store to an undeclared output"));
@@ -1340,6 +1410,25 @@ impl<'a> Lower<'a> {
         for (reg, comps, _) in outs {
             for (ri, chunk) in comps.chunks(4).enumerate() {
                 let o = reg + ri as u8;
+                // The whole chunk is (the negation of) a register built before: one MOV.
+                let all: Option<Vec<C>> = chunk.iter().copied().collect();
+                if let Some((t, neg)) = all
+                    .filter(|a| a.len() > 1)
+                    .and_then(|a| self.find_built(&a))
+                {
+                    let n = chunk.len() as u8;
+                    self.prog.ops.push(MOp {
+                        op: Opcode::Mov,
+                        dst: Dst::Out(o, (1u8 << n) - 1),
+                        srcs: smallvec![Operand {
+                            reg: Reg::V(t),
+                            swz: [0, 1, 2, 3].map(|x: u8| x.min(n - 1)),
+                            neg,
+                            n: 4,
+                        }],
+                    });
+                    continue;
+                }
                 let mut done = [false; 4];
                 for i in 0..chunk.len() {
                     let Some(c) = chunk[i] else { continue };
@@ -1465,11 +1554,27 @@ fn fold_output_moves(p: &mut Program) {
             defs[v.index()].push(i);
         }
     }
+    // Flow-control nesting depth of each op.
+    let mut depth = Vec::with_capacity(p.ops.len());
+    let mut d = 0u32;
+    for op in &p.ops {
+        match op.dst {
+            Dst::Flow(Flow::If(_) | Flow::Loop) => {
+                depth.push(d);
+                d += 1;
+            }
+            Dst::Flow(Flow::EndIf | Flow::EndLoop) => {
+                d = d.saturating_sub(1);
+                depth.push(d);
+            }
+            _ => depth.push(d),
+        }
+    }
     let mut folded: Vec<usize> = Vec::new();
     for m in 0..p.ops.len() {
         let lanes = match p.ops[m].dst {
             Dst::Out(_, lanes) | Dst::V(_, lanes) => lanes,
-            Dst::A0(_) | Dst::Emit(_) => continue,
+            Dst::A0(_) | Dst::Emit(_) | Dst::Flow(_) => continue,
         };
         let [src] = p.ops[m].srcs[..] else { continue };
         let Reg::V(t) = src.reg else { continue };
@@ -1483,9 +1588,23 @@ fn fold_output_moves(p: &mut Program) {
         let Dst::V(_, def_mask) = p.ops[pi].dst else {
             continue;
         };
+        // An output is written early only by a producer outside every branch and loop (it
+        // runs once); a register only without flow control in between, and not while it is
+        // read in between (a phi's register is read until its copy).
+        if pi > m {
+            continue;
+        }
+        let between = &p.ops[pi + 1..m];
+        let ok = match p.ops[m].dst {
+            Dst::Out(..) => depth[pi] == 0,
+            Dst::V(u, _) => !between.iter().any(|o| {
+                matches!(o.dst, Dst::Flow(_)) || o.srcs.iter().any(|s| s.reg == Reg::V(u))
+            }),
+            _ => false,
+        };
         // A geometry shader writes its outputs again for every vertex: a write may not move
         // across an EMIT.
-        if p.ops[pi..m].iter().any(|o| matches!(o.dst, Dst::Emit(_))) {
+        if !ok || between.iter().any(|o| matches!(o.dst, Dst::Emit(_))) {
             continue;
         }
         let negate = match (src.neg, negating_sources(p.ops[pi].op)) {

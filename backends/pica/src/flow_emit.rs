@@ -1,0 +1,252 @@
+//! Flow markers → IFC / LOOP / BREAKC words with absolute addresses and the NOP padding of
+//! reference §9.
+//!
+//! * `If(v)` … [`Flow::Else`] … [`Flow::EndIf`]: `ifc cmp.x` (or `!cmp.x`); without an else,
+//!   DST = the first word after the body and NUM = 0; with one, DST = the first word of the
+//!   else-body and NUM = its length (picasso's encoding).
+//! * A loop is two nested LOOPs on the int uniform [`LOOP_UNIFORM`], which the program's
+//!   constant table sets to [`LOOP_VALUE`] (256 iterations, aL from 0 by 1): up to 65,536
+//!   iterations. `Break(v)` is `breakc cmp.x` (or `!cmp.x`) and leaves the inner LOOP; right
+//!   after the inner LOOP's body a second BREAKC on the same flags leaves the outer one when the
+//!   inner was left by a break. That second test is only right when every break of the loop
+//!   tests the same polarity and no CMP follows the last break (the flags at the end of an
+//!   iteration are then "no break" — the lowering ends a body whose last break is followed by
+//!   a CMP with a LITP that sets them so); other loops are [`Diagnostic::unsupported`].
+//! * NOP padding (§9): a block whose body is empty, a block ending at the same address as a
+//!   block closed just before it (IF and LOOP stacks pop once per instruction), and a LOOP body
+//!   whose last word is a BREAKC each get a NOP before they close.
+
+use irc_backend::Diagnostic;
+
+use crate::instr::{Cond, Instr};
+use crate::isa::Opcode;
+use crate::lower::mir::Flow;
+
+/// The int uniform the loops count with (`.consti` allocates from i3 down in picasso).
+pub const LOOP_UNIFORM: u8 = 3;
+/// Its value: i.x = 255 (256 iterations), i.y = 0 (aL start), i.z = 1 (aL step).
+pub const LOOP_VALUE: [u8; 4] = [255, 0, 1, 0];
+
+/// One item of the program: an instruction or a flow marker (CMP is an instruction).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Item {
+    Instr(Instr),
+    Flow(Flow),
+}
+
+enum Open {
+    If {
+        at: usize,
+        body: usize,
+        else_at: Option<usize>,
+    },
+    Loop {
+        outer: usize,
+        inner: usize,
+        body: usize,
+        polarity: Option<bool>,
+        cmp_after_break: bool,
+        breaks: u32,
+    },
+}
+
+fn unsupported(msg: &str) -> Diagnostic {
+    Diagnostic::unsupported(None, msg.to_string())
+}
+
+/// Lays out `items` (END not included).
+pub fn layout(items: &[Item]) -> Result<Vec<Instr>, Diagnostic> {
+    let mut out: Vec<Instr> = Vec::with_capacity(items.len() + 8);
+    let mut stack: Vec<Open> = Vec::new();
+    // out.len() when the last block closed.
+    let mut last_close: Option<usize> = None;
+    let addr = |n: usize| -> Result<u16, Diagnostic> {
+        u16::try_from(n)
+            .ok()
+            .filter(|&a| a < 4096)
+            .ok_or_else(|| Diagnostic::limit("flow-control target beyond word 4095"))
+    };
+    // The NOP rules before closing a block whose body starts at `body`.
+    let pad = |out: &mut Vec<Instr>, body: usize, last_close: Option<usize>, is_loop: bool| {
+        let empty = out.len() == body;
+        let stacked = last_close == Some(out.len());
+        let break_last = is_loop
+            && matches!(out.last(), Some(Instr::CondFlow { op, .. }) if *op == Opcode::Breakc);
+        if empty || stacked || break_last {
+            out.push(Instr::NOP);
+        }
+    };
+    for item in items {
+        match *item {
+            Item::Instr(i) => {
+                // LITP sets cmp.x too: the lowering's "no break" reset at the end of a body.
+                if let Instr::Unary {
+                    op: Opcode::Litp, ..
+                } = i
+                {
+                    if let Some(Open::Loop {
+                        cmp_after_break, ..
+                    }) = stack
+                        .iter_mut()
+                        .rev()
+                        .find(|o| matches!(o, Open::Loop { .. }))
+                    {
+                        *cmp_after_break = false;
+                    }
+                }
+                if matches!(i, Instr::Cmp { .. }) {
+                    for o in stack.iter_mut() {
+                        if let Open::Loop {
+                            cmp_after_break,
+                            breaks,
+                            ..
+                        } = o
+                        {
+                            *cmp_after_break |= *breaks > 0;
+                        }
+                    }
+                }
+                out.push(i);
+            }
+            Item::Flow(Flow::Cmp(..)) => {
+                return Err(Diagnostic::internal(None, "CMP marker without instruction"))
+            }
+            Item::Flow(Flow::If(v)) => {
+                stack.push(Open::If {
+                    at: out.len(),
+                    body: out.len() + 1,
+                    else_at: None,
+                });
+                out.push(Instr::CondFlow {
+                    op: Opcode::Ifc,
+                    cond: Cond::x(v),
+                    dst: 0,
+                    num: 0,
+                });
+            }
+            Item::Flow(Flow::Else) => {
+                let Some(Open::If { body, else_at, .. }) = stack.last_mut() else {
+                    return Err(Diagnostic::internal(None, "else outside an if"));
+                };
+                let b = *body;
+                pad(&mut out, b, last_close, false);
+                *else_at = Some(out.len());
+                *body = out.len();
+                last_close = Some(out.len());
+            }
+            Item::Flow(Flow::EndIf) => {
+                let Some(Open::If { at, body, else_at }) = stack.pop() else {
+                    return Err(Diagnostic::internal(None, "endif outside an if"));
+                };
+                pad(&mut out, body, last_close, false);
+                let end = out.len();
+                let (dst, num) = match else_at {
+                    None => (end, 0),
+                    Some(e) => (
+                        e,
+                        u8::try_from(end - e).map_err(|_| {
+                            Diagnostic::limit("an else-body longer than 255 words (NUM has 8 bits)")
+                        })?,
+                    ),
+                };
+                if let Instr::CondFlow { dst: d, num: n, .. } = &mut out[at] {
+                    *d = addr(dst)?;
+                    *n = num;
+                }
+                last_close = Some(end);
+            }
+            Item::Flow(Flow::Loop) => {
+                let outer = out.len();
+                let uniform = Instr::UniformFlow {
+                    op: Opcode::Loop,
+                    id: LOOP_UNIFORM,
+                    dst: 0,
+                    num: 0,
+                };
+                out.push(uniform);
+                out.push(uniform);
+                stack.push(Open::Loop {
+                    outer,
+                    inner: outer + 1,
+                    body: outer + 2,
+                    polarity: None,
+                    cmp_after_break: false,
+                    breaks: 0,
+                });
+            }
+            Item::Flow(Flow::Break(v)) => {
+                let Some(Open::Loop {
+                    polarity,
+                    cmp_after_break,
+                    breaks,
+                    ..
+                }) = stack
+                    .iter_mut()
+                    .rev()
+                    .find(|o| matches!(o, Open::Loop { .. }))
+                else {
+                    return Err(Diagnostic::internal(None, "break outside a loop"));
+                };
+                if polarity.is_some_and(|p| p != v) {
+                    return Err(unsupported(
+                        "a loop whose breaks test opposite conditions (the outer LOOP of the \
+                         65,536-iteration pair cannot tell whether the inner one broke)",
+                    ));
+                }
+                *polarity = Some(v);
+                *cmp_after_break = false;
+                *breaks += 1;
+                out.push(Instr::CondFlow {
+                    op: Opcode::Breakc,
+                    cond: Cond::x(v),
+                    dst: 0,
+                    num: 0,
+                });
+            }
+            Item::Flow(Flow::EndLoop) => {
+                let Some(Open::Loop {
+                    outer,
+                    inner,
+                    body,
+                    polarity,
+                    cmp_after_break,
+                    ..
+                }) = stack.pop()
+                else {
+                    return Err(Diagnostic::internal(None, "endloop closes no loop"));
+                };
+                let Some(v) = polarity else {
+                    return Err(unsupported("a loop without a conditional exit"));
+                };
+                if cmp_after_break {
+                    return Err(unsupported(
+                        "a loop with a comparison after its last break (the outer LOOP of the \
+                         65,536-iteration pair cannot tell whether the inner one broke)",
+                    ));
+                }
+                pad(&mut out, body, last_close, true);
+                let inner_end = out.len() - 1;
+                if let Instr::UniformFlow { dst, .. } = &mut out[inner] {
+                    *dst = addr(inner_end)?;
+                }
+                out.push(Instr::CondFlow {
+                    op: Opcode::Breakc,
+                    cond: Cond::x(v),
+                    dst: 0,
+                    num: 0,
+                });
+                // The outer body ends in that BREAKC: a NOP (§9 rule 2).
+                out.push(Instr::NOP);
+                let outer_end = out.len() - 1;
+                if let Instr::UniformFlow { dst, .. } = &mut out[outer] {
+                    *dst = addr(outer_end)?;
+                }
+                last_close = Some(out.len());
+            }
+        }
+    }
+    if !stack.is_empty() {
+        return Err(Diagnostic::internal(None, "unclosed if or loop"));
+    }
+    Ok(out)
+}
