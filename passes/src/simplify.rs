@@ -232,8 +232,70 @@ fn single_use(m: &Module, x: SsaDef) -> bool {
     m.uses(x).len() == 1
 }
 
+/// The opcodes [`simplify_op`] has rules for.
+fn has_rules(o: OpCode) -> bool {
+    matches!(
+        o,
+        OpCode::Phi
+            | OpCode::CompositeExtract
+            | OpCode::CompositeConstruct
+            | OpCode::FNeg
+            | OpCode::FAbs
+            | OpCode::FAdd
+            | OpCode::FSub
+            | OpCode::FMul
+            | OpCode::FDiv
+            | OpCode::FMad
+            | OpCode::FMin
+            | OpCode::FMax
+            | OpCode::FEq
+            | OpCode::FNe
+            | OpCode::FLt
+            | OpCode::FLe
+            | OpCode::FGt
+            | OpCode::FGe
+            | OpCode::IEq
+            | OpCode::INe
+            | OpCode::SLt
+            | OpCode::SLe
+            | OpCode::SGt
+            | OpCode::SGe
+            | OpCode::ULt
+            | OpCode::ULe
+            | OpCode::UGt
+            | OpCode::UGe
+            | OpCode::BNot
+            | OpCode::BAnd
+            | OpCode::BOr
+            | OpCode::BEq
+            | OpCode::BNe
+            | OpCode::Select
+            | OpCode::IAdd
+            | OpCode::ISub
+            | OpCode::IOr
+            | OpCode::IXor
+            | OpCode::IAnd
+            | OpCode::IMul
+            | OpCode::UDiv
+            | OpCode::UMod
+            | OpCode::IShl
+            | OpCode::UShr
+            | OpCode::SShr
+            | OpCode::INot
+            | OpCode::INeg
+            | OpCode::SMin
+            | OpCode::SMax
+            | OpCode::UMin
+            | OpCode::UMax
+    )
+}
+
 /// The rule that applies to `d`, if any (creating the constants it needs).
 fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
+    // Most ops have no rule: look before copying the op.
+    if !has_rules(m.opcode(d)) {
+        return None;
+    }
     let op = m.op(d).clone();
     match op.opcode {
         OpCode::Phi => phi(m, d, &op),
