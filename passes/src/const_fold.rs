@@ -45,11 +45,16 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
     let mut work = Worklist::of_code(m);
     let mut changed = false;
     let mut created = Vec::new();
+    // The float modes come from the `SetFpMode` declarations, which folding never changes:
+    // read them once, when the first op has all-constant operands.
+    let mut modes: Option<irc_arith::FpModes> = None;
     while let Some(d) = work.pop() {
         if !m.is_live(d) {
             continue;
         }
-        let Some(c) = fold_op(m, d) else { continue };
+        let Some(c) = fold_op(m, d, &mut modes) else {
+            continue;
+        };
         work.push_users(m, d);
         replace_value(m, d, c);
         created.push(c);
@@ -60,8 +65,13 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
     Ok(changed)
 }
 
-/// The constant `d` folds to, created if needed.
-pub fn fold_op(m: &mut Module, d: SsaDef) -> Option<SsaDef> {
+/// The constant `d` folds to, created if needed; `modes` caches the module's float modes
+/// (`None`: not read yet).
+pub fn fold_op(
+    m: &mut Module,
+    d: SsaDef,
+    modes: &mut Option<irc_arith::FpModes>,
+) -> Option<SsaDef> {
     let op = m.op(d);
     match op.opcode {
         OpCode::Phi => return phi_constant(m, d),
@@ -81,8 +91,8 @@ pub fn fold_op(m: &mut Module, d: SsaDef) -> Option<SsaDef> {
     // Only `ConstantLoad` reads the type of its base.
     let base = Load::try_of(op).and_then(|l| l.base());
     let operand0_ty = base.map_or(op.ty.clone(), |a| m.ty(a).clone());
-    let modes = irc_arith::FpModes::of_module(m);
-    let v = irc_arith::eval::fold_in(op, &args, &operand0_ty, &modes)?;
+    let modes = modes.get_or_insert_with(|| irc_arith::FpModes::of_module(m));
+    let v = irc_arith::eval::fold_in(op, &args, &operand0_ty, modes)?;
     let ty = op.ty.clone();
     make_constant(m, &ty, &v)
 }

@@ -27,14 +27,20 @@
 //! different phis before), and the walk sees the operands of a loop header's phis coming from
 //! the back edge only after the phis, so the function is processed again while something
 //! changes, at most [`MAX_ROUNDS`] times. Each round is linear in the size of the function
-//! (one hash lookup per op, one use-list rewrite per removed op).
+//! (one hash lookup per op, one use-list rewrite per removed op). The table holds no copies of
+//! ops: it maps the hash of an op's key ([`value_hash`], computed in place) to the ops with
+//! that hash, and a hit is confirmed by comparing the two ops in place ([`same_value`]). The
+//! pass removes only pure ops and phis, never a label or terminator, so the CFG and dominator
+//! tree of a function are built once for all its rounds; a further round runs only when phis
+//! were merged or removed (merges of other ops are complete after one preorder walk).
 
 use crate::caps::PassContext;
-use crate::gvn_pure::{is_pure, phi_key, value_key};
+use crate::gvn_pure::{is_pure, phi_key, same_value, value_hash};
 use crate::PassError;
-use irc_ir::analysis::{functions, Block, Cfg, DomTree, FunctionRange};
+use irc_ir::analysis::{functions, Block, Cfg, DomTree};
 use irc_ir::{Module, Op, OpCode, SsaDef};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 /// Rounds per function at most (the first does nearly all the work).
 pub const MAX_ROUNDS: usize = 4;
@@ -42,61 +48,79 @@ pub const MAX_ROUNDS: usize = 4;
 /// Runs the pass; returns whether the module changed.
 pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
     let mut changed = false;
+    let mut w = Walk::default();
     for f in functions(m) {
+        let cfg = Cfg::build(m, f);
+        let Some(entry) = cfg.entry() else {
+            continue;
+        };
+        let dom = DomTree::compute(&cfg);
         for _ in 0..MAX_ROUNDS {
-            if !number_function(m, f) {
+            let (any, phis) = number_function(m, &cfg, &dom, entry, &mut w);
+            changed |= any;
+            if !phis {
                 break;
             }
-            changed = true;
         }
     }
     Ok(changed)
 }
 
-/// One round over function `f`; returns whether anything was merged or removed.
-fn number_function(m: &mut Module, f: FunctionRange) -> bool {
-    let cfg = Cfg::build(m, f);
-    let Some(entry) = cfg.entry() else {
-        return false;
-    };
-    let dom = DomTree::compute(&cfg);
-    let mut w = Walk {
-        table: FxHashMap::default(),
-        undo: Vec::new(),
-        phis: Vec::new(),
-        changed: false,
-    };
+/// One round over the function of `cfg`; returns whether anything was merged or removed, and
+/// whether a phi was (which calls for another round).
+fn number_function(
+    m: &mut Module,
+    cfg: &Cfg,
+    dom: &DomTree,
+    entry: Block,
+    w: &mut Walk,
+) -> (bool, bool) {
+    w.table.clear();
+    w.undo.clear();
+    w.phis.clear();
+    w.changed = false;
+    w.phi_merged = false;
     // Iterative preorder walk: (block, next child, undo-log mark of the block's scope).
     let mut stack: Vec<(Block, usize, usize)> = Vec::new();
-    w.visit(m, &cfg, entry);
+    w.visit(m, cfg, entry);
     stack.push((entry, 0, 0));
     while let Some(top) = stack.last_mut() {
         if let Some(&c) = dom.children(top.0).get(top.1) {
             top.1 += 1;
             let mark = w.undo.len();
-            w.visit(m, &cfg, c);
+            w.visit(m, cfg, c);
             stack.push((c, 0, mark));
         } else {
             let (_, _, mark) = stack.pop().expect("non-empty stack");
-            for key in w.undo.drain(mark..) {
-                w.table.remove(&key);
+            for h in w.undo.drain(mark..) {
+                if let Some(v) = w.table.get_mut(&h) {
+                    v.pop();
+                    if v.is_empty() {
+                        w.table.remove(&h);
+                    }
+                }
             }
         }
     }
-    let phis: Vec<SsaDef> = w.phis.into_iter().filter(|&p| m.is_live(p)).collect();
-    irc_ir::ssa_util::remove_trivial_phis(m, phis.clone());
-    w.changed || phis.iter().any(|&p| !m.is_live(p))
+    w.phis.retain(|&p| m.is_live(p));
+    irc_ir::ssa_util::remove_trivial_phis(m, w.phis.clone());
+    let phis = w.phi_merged || w.phis.iter().any(|&p| !m.is_live(p));
+    (w.changed || phis, phis)
 }
 
-/// State of one dominator-tree walk.
+/// State of one dominator-tree walk (kept across functions and rounds for its allocations).
+#[derive(Default)]
 struct Walk {
-    /// Key of a pure op → the op that computes it, for the blocks on the current tree path.
-    table: FxHashMap<Op, SsaDef>,
-    /// Keys inserted, in order, so leaving a block can take its own entries out.
-    undo: Vec<Op>,
+    /// Hash of the key of a pure op → the ops with that hash that compute it, for the blocks
+    /// on the current tree path (innermost last).
+    table: FxHashMap<u64, SmallVec<[SsaDef; 1]>>,
+    /// Hashes inserted, in order, so leaving a block can take its own entries out.
+    undo: Vec<u64>,
     /// Every phi kept, for the trivial-phi sweep.
     phis: Vec<SsaDef>,
     changed: bool,
+    /// A phi was merged into another in this round.
+    phi_merged: bool,
 }
 
 impl Walk {
@@ -109,19 +133,27 @@ impl Walk {
             if m.opcode(d) == OpCode::Phi {
                 let key = phi_key(m.op(d));
                 match block_phis.get(&key) {
-                    Some(&e) => self.replace(m, d, e),
+                    Some(&e) => {
+                        self.replace(m, d, e);
+                        self.phi_merged = true;
+                    }
                     None => {
                         block_phis.insert(key, d);
                         self.phis.push(d);
                     }
                 }
             } else if is_pure(m, d) {
-                let key = value_key(m.op(d));
-                match self.table.get(&key) {
-                    Some(&e) => self.replace(m, d, e),
+                let op = m.op(d);
+                let h = value_hash(op);
+                let hit = self
+                    .table
+                    .get(&h)
+                    .and_then(|v| v.iter().copied().find(|&e| same_value(m.op(e), op)));
+                match hit {
+                    Some(e) => self.replace(m, d, e),
                     None => {
-                        self.table.insert(key.clone(), d);
-                        self.undo.push(key);
+                        self.table.entry(h).or_default().push(d);
+                        self.undo.push(h);
                     }
                 }
             }

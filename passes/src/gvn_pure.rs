@@ -186,6 +186,49 @@ pub fn value_key(op: &Op) -> Op {
     key
 }
 
+/// The operands of the pure op `op` in key order: those of a commutative op in id order, as
+/// [`value_key`] puts them, without building the key.
+fn key_operands(op: &Op) -> impl Iterator<Item = Operand> + '_ {
+    let (sa, sb) = (slots::Arith.a, slots::Arith.b);
+    let mut swap = false;
+    if op.opcode.is(Attrs::COMMUTATIVE) && op.operands.len() == 2 {
+        if let (Operand::Ref(a), Operand::Ref(b)) = (op.operands[sa], op.operands[sb]) {
+            swap = b < a;
+        }
+    }
+    (0..op.operands.len()).map(move |i| {
+        let j = match i {
+            _ if !swap => i,
+            i if i == sa => sb,
+            i if i == sb => sa,
+            i => i,
+        };
+        op.operands[j]
+    })
+}
+
+/// The hash of [`value_key`]`(op)`, computed in place (no allocation).
+pub fn value_hash(op: &Op) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    op.opcode.hash(&mut h);
+    op.flags.hash(&mut h);
+    op.ty.hash(&mut h);
+    for o in key_operands(op) {
+        o.hash(&mut h);
+    }
+    h.finish()
+}
+
+/// True if `value_key(a) == value_key(b)`, compared in place (no allocation).
+pub fn same_value(a: &Op, b: &Op) -> bool {
+    a.opcode == b.opcode
+        && a.flags == b.flags
+        && a.ty == b.ty
+        && a.operands.len() == b.operands.len()
+        && key_operands(a).eq(key_operands(b))
+}
+
 /// The key of a phi: the op with its (block, value) pairs sorted by block, so two phis of one
 /// block that take the same value from every predecessor get the same key.
 pub fn phi_key(op: &Op) -> Op {

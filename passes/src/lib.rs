@@ -4,6 +4,7 @@
 //! pass; [`pipelines`] strings them together. Each pass lives in its own file with a `//!` doc
 //! explaining its algorithm.
 
+pub mod call_helpers;
 pub mod caps;
 pub mod cfg_cleanup;
 pub mod const_fold;

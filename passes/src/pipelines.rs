@@ -27,8 +27,21 @@ pub fn frontend(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
     Ok(())
 }
 
-/// Raw or legalized IR to IR the target of `pm.context.caps` can take.
+/// Raw or legalized IR to IR the target of `pm.context.caps` can take, with every call
+/// inlined (what the targets' `opt` pipeline starts from).
 pub fn legalize(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
+    legalize_steps(pm, m, false)
+}
+
+/// The `legalize` pipeline (`irc opt --pipeline legalize`, `irc corpus --check legalize`):
+/// [`legalize`] for IR consumers that have calls (dxbc-spirv's SPIR-V writer), so legacy
+/// multiplies and dot products used often go into helper functions (`call-helpers`) as in
+/// dxbc-spirv's own legalization, which keeps the module small.
+pub fn legalize_ir(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
+    legalize_steps(pm, m, true)
+}
+
+fn legalize_steps(pm: &mut PassManager, m: &mut Module, helpers: bool) -> Result<(), PassError> {
     frontend(pm, m)?;
     step(pm, m, "lower-min16")?;
     step(pm, m, "propagate-types")?;
@@ -36,6 +49,9 @@ pub fn legalize(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
     step(pm, m, "inline")?;
     step(pm, m, "fold-gs-vertex-count")?;
     step(pm, m, "trim-legacy-guards")?;
+    if helpers {
+        step(pm, m, "call-helpers")?;
+    }
     step(pm, m, "lower-legacy")?;
     step(pm, m, "lower-dot")?;
     step(pm, m, "legalize-ops")?;
@@ -124,7 +140,7 @@ pub fn optimize(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
 pub enum PipelineKind {
     /// Raw IR to structured SSA.
     Frontend,
-    /// [`legalize`]: IR the target can take.
+    /// [`legalize_ir`]: IR the target can take.
     Legalize,
     /// [`optimize`]: legalize, then the optimizer at the context's `opt_level`.
     Optimize,
@@ -153,7 +169,7 @@ impl PipelineKind {
 pub fn run(pm: &mut PassManager, m: &mut Module, kind: PipelineKind) -> Result<(), PassError> {
     match kind {
         PipelineKind::Frontend => frontend(pm, m),
-        PipelineKind::Legalize => legalize(pm, m),
+        PipelineKind::Legalize => legalize_ir(pm, m),
         PipelineKind::Optimize => optimize(pm, m),
     }
 }

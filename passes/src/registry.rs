@@ -85,6 +85,11 @@ pub static PASSES: &[PassInfo] = &[
         run: crate::lower_dot::run,
     },
     PassInfo {
+        name: "call-helpers",
+        description: "legacy multiplies and dot products into helper functions where that is smaller (legalize only)",
+        run: crate::call_helpers::run,
+    },
+    PassInfo {
         name: "legalize-ops",
         description: "bit-field ops, packed-half conversions and UMSad into the shape the legality contract allows",
         run: crate::legalize_ops::run,

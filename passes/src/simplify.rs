@@ -74,7 +74,9 @@
 //! are unsigned whatever the type; division by 0 is not a power of two).
 //!
 //! Other (exact): a `Phi` whose incoming values are all one value (or the phi) → that value;
-//! `CompositeExtract (CompositeConstruct p0 … pn) i → pi` when part i has the result type.
+//! `CompositeExtract (CompositeConstruct p0 … pn) i → pi` when part i has the result type;
+//! `CompositeConstruct (CompositeExtract v 0) … (CompositeExtract v n−1) → v` when `v` has the
+//! result type (a vector taken apart and put back together unchanged).
 //!
 //! Every replacement must have the op's exact result type; rules whose operand types differ
 //! from the result type (scalar operands broadcast into a vector op) do not fire.
@@ -87,7 +89,7 @@ use crate::fold_util::{
 use crate::PassError;
 use irc_arith::value::{bit_width, effective, mask};
 use irc_arith::{Scalar, Value};
-use irc_ir::format::{Arith, CompositeExtract, Select};
+use irc_ir::format::{Arith, CompositeConstruct, CompositeExtract, Select};
 use irc_ir::{Module, Op, OpCode, OpFlags, SsaDef, Type};
 use smallvec::SmallVec;
 
@@ -230,12 +232,75 @@ fn single_use(m: &Module, x: SsaDef) -> bool {
     m.uses(x).len() == 1
 }
 
+/// The opcodes [`simplify_op`] has rules for.
+fn has_rules(o: OpCode) -> bool {
+    matches!(
+        o,
+        OpCode::Phi
+            | OpCode::CompositeExtract
+            | OpCode::CompositeConstruct
+            | OpCode::FNeg
+            | OpCode::FAbs
+            | OpCode::FAdd
+            | OpCode::FSub
+            | OpCode::FMul
+            | OpCode::FDiv
+            | OpCode::FMad
+            | OpCode::FMin
+            | OpCode::FMax
+            | OpCode::FEq
+            | OpCode::FNe
+            | OpCode::FLt
+            | OpCode::FLe
+            | OpCode::FGt
+            | OpCode::FGe
+            | OpCode::IEq
+            | OpCode::INe
+            | OpCode::SLt
+            | OpCode::SLe
+            | OpCode::SGt
+            | OpCode::SGe
+            | OpCode::ULt
+            | OpCode::ULe
+            | OpCode::UGt
+            | OpCode::UGe
+            | OpCode::BNot
+            | OpCode::BAnd
+            | OpCode::BOr
+            | OpCode::BEq
+            | OpCode::BNe
+            | OpCode::Select
+            | OpCode::IAdd
+            | OpCode::ISub
+            | OpCode::IOr
+            | OpCode::IXor
+            | OpCode::IAnd
+            | OpCode::IMul
+            | OpCode::UDiv
+            | OpCode::UMod
+            | OpCode::IShl
+            | OpCode::UShr
+            | OpCode::SShr
+            | OpCode::INot
+            | OpCode::INeg
+            | OpCode::SMin
+            | OpCode::SMax
+            | OpCode::UMin
+            | OpCode::UMax
+    )
+}
+
 /// The rule that applies to `d`, if any (creating the constants it needs).
 fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
+    // Most ops have no rule: look before copying the op.
+    if !has_rules(m.opcode(d)) {
+        return None;
+    }
     let op = m.op(d).clone();
     match op.opcode {
         OpCode::Phi => phi(m, d, &op),
         OpCode::CompositeExtract => extract(m, &op),
+        OpCode::CompositeConstruct => reassembled(m, &op),
         OpCode::FNeg | OpCode::FAbs => sign_bit(m, fp, &op),
         OpCode::FAdd
         | OpCode::FSub
@@ -327,6 +392,29 @@ fn extract(m: &Module, op: &Op) -> Option<Action> {
         return None;
     }
     to(m, op, part)
+}
+
+/// `CompositeConstruct` of the lanes `0 … n−1` of one vector `v`, in order, with `v` of the
+/// result type: `v`.
+fn reassembled(m: &Module, op: &Op) -> Option<Action> {
+    let mut whole = None;
+    for (lane, part) in CompositeConstruct::of(op).members().iter().enumerate() {
+        let part = m.op(part.as_ref()?);
+        if part.opcode != OpCode::CompositeExtract {
+            return None;
+        }
+        let ce = CompositeExtract::of(part);
+        let v = ce.composite()?;
+        if whole.is_some_and(|w| w != v) {
+            return None;
+        }
+        whole = Some(v);
+        let idx = comps(m, ce.address()?).filter(|a| a.len() == 1)?[0];
+        if idx.bits() & mask(bit_width(idx.ty())) != lane as u64 {
+            return None;
+        }
+    }
+    to(m, op, whole?)
 }
 
 fn sign_bit(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {

@@ -168,6 +168,8 @@ pub struct Metrics {
     /// Time of the pipeline alone (no verification), in µs: the fastest of [`TIMED_RUNS`]
     /// runs from the same input, so that other processes on a shared machine inflate it less.
     pub micros: f64,
+    /// Ops per opcode, ours and the reference's ([`crate::op_kinds`]).
+    pub kinds: crate::op_kinds::KindCounts,
 }
 
 /// How often a measuring check runs the pipeline to time it (the fastest run counts).
@@ -184,6 +186,23 @@ impl Report {
         v.sort_by(|a, b| b.1.total_cmp(&a.1));
         v.truncate(n);
         v
+    }
+
+    /// The op-kind table of a measuring check ([`crate::op_kinds::table`]) with the `worst`
+    /// shaders of largest surplus, or `None` without metrics.
+    pub fn op_kinds(&self, worst: usize) -> Option<String> {
+        if self.metrics.is_empty() {
+            return None;
+        }
+        let shaders: Vec<crate::op_kinds::ShaderKinds<'_>> = self
+            .metrics
+            .iter()
+            .map(|m| crate::op_kinds::ShaderKinds {
+                file: &m.file,
+                kinds: &m.kinds,
+            })
+            .collect();
+        Some(crate::op_kinds::table(&shaders, worst))
     }
 
     /// Summary of the metrics: op totals and median ratio, time median / p90 / max.
@@ -528,6 +547,7 @@ fn run_pipeline(
             ops: m.len(),
             reference_ops: reference.len(),
             micros,
+            kinds: crate::op_kinds::count(&m, &reference),
         });
     }
     match compare(&raw, &m, &raw, SEEDS) {

@@ -12,6 +12,7 @@ pub mod filetest;
 pub mod gen;
 pub mod harness;
 pub mod interp_check;
+pub mod op_kinds;
 pub mod pipeline;
 pub mod quad_inputs;
 pub mod run_inputs;

@@ -98,6 +98,10 @@ enum Command {
         /// Also list the N slowest files with their times.
         #[arg(long)]
         slowest: Option<usize>,
+        /// With `legalize`/`opt`: ops per op kind against dxbc-spirv's `.dxir` (surplus first),
+        /// and the N shaders with the largest surplus.
+        #[arg(long)]
+        op_kinds: Option<usize>,
     },
     /// Run passes or a pipeline over a module and print the result.
     Opt {
@@ -251,6 +255,7 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
             check,
             jobs,
             slowest,
+            op_kinds,
         } => {
             let check = irc_testsuite::corpus::Check::parse(&check).ok_or_else(|| {
                 format!(
@@ -281,6 +286,9 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
                         println!("  {:>9.1} µs  {f}", us);
                     }
                 }
+            }
+            if let Some(t) = op_kinds.and_then(|n| report.op_kinds(n)) {
+                print!("{t}");
             }
             print!("{report}");
             Ok(if report.failed > 0 {
