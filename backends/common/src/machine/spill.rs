@@ -13,9 +13,12 @@
 //!    a schedule with more live components at some step than the file has lanes
 //!    ([`regalloc::pressure_spills`]) cannot be colored and is not tried: its pressure cover
 //!    is kept instead;
-//! 3. when every attempt failed: if every schedule was over-full, spill a pressure cover all
-//!    at once (one round instead of one per value): that of the schedule the next round tries
-//!    first ([`Attempts::retry`]'s first entry), so that it fits, else the shortest; otherwise hand the allocator's
+//!    after round 0, an over-full first attempt ends the round (a spill round is cheaper than
+//!    the longer code of a narrower schedule);
+//! 3. when every attempt failed: if the schedule the next round tries first
+//!    ([`Attempts::retry`]'s first entry) was over-full, spill its pressure cover all at once
+//!    (one round instead of one per value), so that it fits; if every schedule was over-full,
+//!    the shortest cover; otherwise hand the allocator's
 //!    spill candidates (best first, filtered by [`SpillStrategy::spillable`]) to
 //!    [`SpillStrategy::spill`]: one per round at first, then twice as many every
 //!    [`Attempts::growth_period`] rounds (up to 32), so that large programs converge quickly;
@@ -131,6 +134,11 @@ where
                     if better {
                         cover = Some((next, picks));
                     }
+                    // After round 0, the preferred schedule over-full: spill its cover rather
+                    // than settle for a narrower (longer) schedule.
+                    if next && round > 0 {
+                        break;
+                    }
                     continue;
                 }
                 _ => {}
@@ -143,10 +151,15 @@ where
                         program,
                     })
                 }
-                Err(e) => failure = Some(e),
+                // The earliest attempt's candidates: the next round tries it first.
+                Err(e) => {
+                    failure.get_or_insert(e);
+                }
             }
         }
         let picks: Vec<VReg> = match (failure, cover) {
+            // The schedule the next round tries first is over-full: its cover.
+            (_, Some((true, cover))) => cover,
             // Some schedule fits the lanes but not the colorer: its candidates, a few a round.
             (Some(fail), _) => {
                 let per_round = 1usize << (round / attempts.growth_period.max(1)).min(5);
