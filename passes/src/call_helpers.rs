@@ -122,7 +122,7 @@ fn expansion(cx: &PassContext, opcode: OpCode, n: usize, extracts: usize) -> Opt
     if cx.caps.is_native(opcode) {
         return None;
     }
-    let guard = if cx.legacy_mul_ieee { 0 } else { 4 };
+    let guard = if cx.ieee_products() { 0 } else { 4 };
     Some(match opcode {
         OpCode::FMulLegacy | OpCode::FMadLegacy if guard > 0 => 1 + guard,
         OpCode::FPowLegacy => 3 + guard,

@@ -131,6 +131,17 @@ pub struct PassContext {
     /// Lower D3D9 legacy multiplies (and legacy dot products) to plain IEEE multiplies instead
     /// of the exact select pattern (`lower-legacy`); differs only for `0 · inf` and `0 · NaN`.
     pub legacy_mul_ieee: bool,
+    /// Lower them the way DXVK's default D3D9 float emulation does (`legacy-mul=clamp`,
+    /// `legacy_clamp`): IEEE products, and `FRcp`/`FRsq`/`FExp2` results of D3D9 shaders
+    /// limited to the largest finite value.
+    pub legacy_mul_clamp: bool,
+}
+
+impl PassContext {
+    /// Whether legacy products become plain IEEE ones (`ieee` and `clamp` modes).
+    pub fn ieee_products(&self) -> bool {
+        self.legacy_mul_ieee || self.legacy_mul_clamp
+    }
 }
 
 impl Default for PassContext {
@@ -140,6 +151,7 @@ impl Default for PassContext {
             opt_level: 2,
             legacy_state: LegacyState::default(),
             legacy_mul_ieee: false,
+            legacy_mul_clamp: false,
         }
     }
 }

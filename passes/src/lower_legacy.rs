@@ -21,6 +21,10 @@
 //! in the interpreter's order), so `Precise` ops stay exact; the original flags go on the
 //! arithmetic ops of the expansion. The helpers here are shared with `lower-dot`.
 //!
+//! **Clamp mode.** With [`PassContext::legacy_mul_clamp`] the products are lowered as under
+//! `legacy_mul_ieee`, and the `FRcp`/`FRsq`/`FExp2` results of D3D9 shaders are limited to the
+//! largest finite value first: DXVK's default float emulation ([`crate::legacy_clamp`]).
+//!
 //! **Exact by default, IEEE on request.** With [`PassContext::legacy_mul_ieee`] set (the
 //! driver's `LegacyMul::Ieee`), the zero rule is dropped: `FMulLegacy` becomes a plain `FMul`,
 //! `FMadLegacy` a plain `FMad`, the multiply inside `FPowLegacy` an `FMul`, and the legacy dot
@@ -38,6 +42,7 @@ use irc_ir::{Module, Op, OpCode, OpFlags, ScalarType, SsaDef, Type};
 
 /// Runs the pass; returns whether the module changed.
 pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
+    let clamped = cx.legacy_mul_clamp && crate::legacy_clamp::clamp_results(m);
     let work: Vec<SsaDef> = m
         .code()
         .filter(|&d| {
@@ -46,14 +51,14 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
             (matches!(
                 op,
                 OpCode::FMulLegacy | OpCode::FMadLegacy | OpCode::FPowLegacy | OpCode::FLog2Legacy
-            ) || (dot && cx.legacy_mul_ieee))
+            ) || (dot && cx.ieee_products()))
                 && !cx.caps.is_native(op)
         })
         .collect();
     for &d in &work {
         lower(m, cx, d)?;
     }
-    Ok(!work.is_empty())
+    Ok(clamped || !work.is_empty())
 }
 
 fn lower(m: &mut Module, cx: &PassContext, d: SsaDef) -> Result<(), PassError> {
@@ -70,7 +75,7 @@ fn lower(m: &mut Module, cx: &PassContext, d: SsaDef) -> Result<(), PassError> {
     };
     let flags = op.flags;
     match op.opcode {
-        OpCode::FMulLegacy | OpCode::FMadLegacy if cx.legacy_mul_ieee => {
+        OpCode::FMulLegacy | OpCode::FMadLegacy if cx.ieee_products() => {
             let mut ieee = op.clone();
             ieee.opcode = if op.opcode == OpCode::FMulLegacy {
                 OpCode::FMul
@@ -152,7 +157,7 @@ pub(crate) fn mul_legacy(
                 .with_flags(flags),
         );
     }
-    let (a, b) = if cx.legacy_mul_ieee {
+    let (a, b) = if cx.ieee_products() {
         (a, b)
     } else {
         legacy_operands(m, at, a, b, ty)
@@ -187,7 +192,7 @@ pub(crate) fn mad_legacy(
                 .with_flags(flags),
         );
     }
-    let (a, b) = if cx.legacy_mul_ieee {
+    let (a, b) = if cx.ieee_products() {
         (a, b)
     } else {
         legacy_operands(m, at, a, b, ty)
@@ -552,6 +557,17 @@ pub(crate) mod test_util {
     /// Checks that `after` verifies and computes what `before` computes on random inputs and on
     /// every combination of special float values (zeros, infinities, NaN, f16 overflow).
     pub(crate) fn check_same(before: &Module, after: &Module, what: &str) {
+        check_same_under(before, after, what, &RunConfig::default());
+    }
+
+    /// [`check_same`] with `before` run under `oracle` (the semantics of a lowering mode) and
+    /// `after` under the default configuration.
+    pub(crate) fn check_same_under(
+        before: &Module,
+        after: &Module,
+        what: &str,
+        oracle: &RunConfig,
+    ) {
         if let Err(e) = verifier::verify(after) {
             panic!("{what}: verifier:\n{e}\n{}", text::print(after));
         }
@@ -571,7 +587,7 @@ pub(crate) mod test_util {
             sets.push(inputs);
         }
         for inputs in &sets {
-            let want = run(before, inputs, &config).expect("reference run");
+            let want = run(before, inputs, oracle).expect("reference run");
             let got = run(after, inputs, &config).expect("lowered run");
             if let Err(diff) = irc_interp::compare::outputs_equal(&want, &got) {
                 panic!(

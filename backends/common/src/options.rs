@@ -48,6 +48,12 @@ pub enum LegacyMul {
     /// Plain IEEE multiply: smaller code, differs only when one factor is 0 and the other is
     /// infinite or NaN.
     Ieee,
+    /// DXVK's default D3D9 float emulation (`d3d9.floatEmulation = True`, dxbc-spirv's
+    /// `fastFloatEmulation`): IEEE multiplies, and the results of `rcp`, `rsq` and `exp`
+    /// limited to the largest finite value, so that an infinity the shader makes never meets
+    /// a zero factor; `0 · inf` and `0 · NaN` from inputs still give NaN
+    /// (`irc_passes::legacy_clamp`; oracle: `irc_interp::RunConfig::legacy_clamp`).
+    Clamp,
 }
 
 impl LegacyMul {
@@ -60,6 +66,11 @@ impl LegacyMul {
                 "ieee",
                 "plain IEEE multiplies (smaller code; differs only for 0 · inf and 0 · NaN)",
             ),
+            (
+                "clamp",
+                "DXVK's default: IEEE multiplies, rcp/rsq/exp results clamped to the finite range \
+                 (0 · inf and 0 · NaN from inputs give NaN)",
+            ),
         ],
         default: "exact",
         help: "how D3D9 legacy multiplies (and legacy dot products) are compiled",
@@ -69,6 +80,7 @@ impl LegacyMul {
     pub fn from_options(options: &CompileOptions) -> LegacyMul {
         match options.get(&Self::OPTION) {
             "ieee" => LegacyMul::Ieee,
+            "clamp" => LegacyMul::Clamp,
             _ => LegacyMul::Exact,
         }
     }

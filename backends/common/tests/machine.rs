@@ -719,3 +719,27 @@ fn rematerialization_recomputes_constants_instead_of_spilling() {
         schedule_and_allocate(&mut pressure(), &two, &mut Rematerialize, &ATTEMPTS, 0).unwrap_err();
     assert_eq!(err.kind, DiagnosticKind::Limit);
 }
+
+#[test]
+fn over_full_programs_spill_their_pressure_cover_in_one_round() {
+    // Eight values live at once in four registers: one spill per round would need rounds
+    // 0..=4 at least; the pressure cover spills enough in round 0 and round 1 fits.
+    let file = RegFile {
+        registers: 4,
+        lanes: 1,
+    };
+    let two_rounds = Attempts {
+        max_rounds: 2,
+        ..ATTEMPTS
+    };
+    let mut f = pressure();
+    let want = run(&f, None, 10_000);
+    let mut strategy = ToyMemory {
+        spilled: Vec::new(),
+    };
+    let done = schedule_and_allocate(&mut f, &file, &mut strategy, &two_rounds, 0)
+        .expect("two rounds are enough");
+    assert!(strategy.spilled.len() >= 4, "{:?}", strategy.spilled);
+    check(&file, &done.program, &done.allocation).expect("the checker accepts the allocation");
+    assert_eq!(run(&f, Some(&done.allocation), 10_000), want);
+}

@@ -67,6 +67,14 @@ pub struct RunConfig {
     /// Lima's fp16); `Some(false)` preserves (to classify differences that only flushing
     /// causes). An oracle like the ones above; `None` by default (the declared modes apply).
     pub flush_denormals: Option<bool>,
+    /// Evaluates D3D9 shaders the way DXVK's default float emulation compiles them (the
+    /// `legacy-mul=clamp` mode of the targets without legacy multiplies): `FMulLegacy`,
+    /// `FMadLegacy`, `FDotLegacy`, `FDotAddLegacy` and `FPowLegacy` as their IEEE ops (the
+    /// pow as `exp2(b · log2(a))`, each step rounded), and, in a module with any legacy op,
+    /// every `FRcp`, `FRsq` and `FExp2` result limited to the largest finite value of its type
+    /// (`FMin`, so NaN becomes that value too): so `0 · rcp(0)` is 0, but `0 · inf` from an
+    /// input is NaN. `FLog2Legacy` stays exact. An oracle for that mode; off by default.
+    pub legacy_clamp: bool,
 }
 
 impl Default for RunConfig {
@@ -76,6 +84,7 @@ impl Default for RunConfig {
             max_call_depth: 64,
             max_compute_lanes: 1024,
             fold_zero_products: false,
+            legacy_clamp: false,
             div_as_rcp_mul: false,
             fine_default_derivatives: false,
             stepwise_transcendentals: false,

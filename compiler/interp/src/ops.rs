@@ -416,6 +416,41 @@ impl Interp<'_, '_> {
                     }
                 })?
             }
+            OpCode::FMulLegacy
+            | OpCode::FMadLegacy
+            | OpCode::FDotLegacy
+            | OpCode::FDotAddLegacy
+                if self.cfg.legacy_clamp =>
+            {
+                let mut ieee = op.clone();
+                ieee.opcode = match op.opcode {
+                    OpCode::FMulLegacy => OpCode::FMul,
+                    OpCode::FMadLegacy => OpCode::FMad,
+                    OpCode::FDotLegacy => OpCode::FDot,
+                    _ => OpCode::FDotAdd,
+                };
+                self.pure(l, d, &ieee)?
+            }
+            OpCode::FPowLegacy if self.cfg.legacy_clamp => {
+                let t = rt(op);
+                let mode = self.p.fp_modes.get(t);
+                self.map(l, d, 2, |a| {
+                    let lg = float::float_op_in(OpCode::FLog2, t, &[a[0]], 0, mode)?;
+                    let p = float::float_op_in(OpCode::FMul, t, &[a[1], lg], 0, mode)?;
+                    float::float_op_in(OpCode::FExp2, t, &[p], 0, mode)
+                })?
+            }
+            OpCode::FRcp | OpCode::FRsq | OpCode::FExp2
+                if self.cfg.legacy_clamp && self.p.has_legacy_ops =>
+            {
+                let t = rt(op);
+                let mode = self.p.fp_modes.get(t);
+                let max = float::from_f64(float::max_finite(t), t);
+                self.map(l, d, 1, |a| {
+                    let r = float::float_op_in(op.opcode, t, a, 0, mode)?;
+                    float::float_op_in(OpCode::FMin, t, &[r, max], 0, mode)
+                })?
+            }
             OpCode::FDiv if self.cfg.div_as_rcp_mul => {
                 let t = rt(op);
                 let mode = self.p.fp_modes.get(t);

@@ -38,6 +38,9 @@ pub(crate) struct Program<'m> {
     pub precise_types: Vec<ScalarType>,
     /// The float modes of the module's `SetFpMode` declarations (denormals, rounding).
     pub fp_modes: irc_arith::FpModes,
+    /// The module has an op of the `legacy` class (a D3D9 shader; see
+    /// [`crate::RunConfig::legacy_clamp`]).
+    pub has_legacy_ops: bool,
 }
 
 fn null() -> SsaDef {
@@ -135,6 +138,9 @@ impl<'m> Program<'m> {
             cases: FxHashMap::default(),
             precise_types,
             fp_modes: irc_arith::FpModes::of_module(m),
+            has_legacy_ops: m
+                .code()
+                .any(|d| m.opcode(d).info().attrs.contains(irc_ir::Attrs::LEGACY)),
         };
         for d in m.code() {
             let op = m.op(d);

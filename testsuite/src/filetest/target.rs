@@ -122,12 +122,12 @@ impl Filetest {
         if harness::simulator(target).is_err() {
             return;
         }
-        let legacy = self
-            .options()
-            .map(|o| o.legacy_state.input_values(m))
-            .unwrap_or_default();
+        let options = self.options().unwrap_or_default();
+        let legacy = options.legacy_state.input_values(m);
+        let raw_cfg = harness::raw_config(&options);
         for seed in 0..COMPILE_SEEDS {
-            match harness::compare_run(target, m, &prepared, &output, seed, &legacy) {
+            match harness::compare_run_with(target, m, &prepared, &output, seed, &legacy, &raw_cfg)
+            {
                 Ok(RunVerdict::Matched { .. }) | Ok(RunVerdict::NoReference(_)) => {}
                 Err(e) => out.failures.push(format!("differential check: {e}")),
             }

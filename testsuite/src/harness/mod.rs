@@ -154,15 +154,50 @@ pub fn compare_run(
     seed: u64,
     legacy: &[(BuiltIn, Value)],
 ) -> Result<RunVerdict, String> {
+    compare_run_with(
+        target,
+        raw,
+        reference,
+        output,
+        seed,
+        legacy,
+        &crate::equivalence::run_config(),
+    )
+}
+
+/// [`compare_run`] with the interpreter configuration the raw shader runs under when it is
+/// compared with the prepared one ([`raw_config`]: the oracle of the compile options' mode).
+pub fn compare_run_with(
+    target: &dyn Target,
+    raw: &Module,
+    reference: &Module,
+    output: &Output,
+    seed: u64,
+    legacy: &[(BuiltIn, Value)],
+    raw_cfg: &irc_interp::RunConfig,
+) -> Result<RunVerdict, String> {
     let inputs = run_inputs(target, raw, output, seed, legacy);
-    compare_inputs(
+    compare_inputs_with(
         target,
         raw,
         reference,
         output,
         &inputs,
         &format!("input seed {seed}"),
+        raw_cfg,
     )
+}
+
+/// The interpreter configuration of the raw side of the raw-vs-prepared check for compile
+/// options `options`: exact semantics, or the oracle of the legacy-multiply mode that deviates
+/// from them (`legacy-mul=clamp`: [`irc_interp::RunConfig::legacy_clamp`]). `ieee` has no
+/// oracle of its own: it differs only for `0 · inf`/`0 · NaN`, which random inputs do not make.
+pub fn raw_config(options: &irc::Options) -> irc_interp::RunConfig {
+    irc_interp::RunConfig {
+        legacy_clamp: irc_backend::LegacyMul::from_options(&options.backend)
+            == irc_backend::LegacyMul::Clamp,
+        ..crate::equivalence::run_config()
+    }
 }
 
 /// [`compare_run`] on given inputs (`label` names them in messages): explicit inputs such as
@@ -177,6 +212,28 @@ pub fn compare_inputs(
     output: &Output,
     inputs: &ShaderInputs,
     label: &str,
+) -> Result<RunVerdict, String> {
+    compare_inputs_with(
+        target,
+        raw,
+        reference,
+        output,
+        inputs,
+        label,
+        &crate::equivalence::run_config(),
+    )
+}
+
+/// [`compare_inputs`] with the raw side's interpreter configuration `raw_cfg`
+/// ([`raw_config`]).
+pub fn compare_inputs_with(
+    target: &dyn Target,
+    raw: &Module,
+    reference: &Module,
+    output: &Output,
+    inputs: &ShaderInputs,
+    label: &str,
+    raw_cfg: &irc_interp::RunConfig,
 ) -> Result<RunVerdict, String> {
     let want = match run(reference, inputs, &interp_config(target)) {
         Ok(o) => o,
@@ -196,7 +253,7 @@ pub fn compare_inputs(
     let mut interp_divergent = 0;
     if !std::ptr::eq(raw, reference) {
         let exact = crate::equivalence::run_config();
-        if let (Ok(a), Ok(b)) = (run(raw, inputs, &exact), run(reference, inputs, &exact)) {
+        if let (Ok(a), Ok(b)) = (run(raw, inputs, raw_cfg), run(reference, inputs, &exact)) {
             interp_divergent = a.divergent_quad_ops + b.divergent_quad_ops;
             pipeline_diff = irc_interp::compare::outputs_equal(&a, &b).err();
             // Min-precision types promise at least 16 bits: a target without 16-bit types
@@ -204,7 +261,7 @@ pub fn compare_inputs(
             // match, bit for bit, the raw shader with only its min-precision types widened.
             if pipeline_diff.is_some() {
                 if let Some(widened) = crate::corpus::widened_min16(raw, target.caps().clone()) {
-                    if let Ok(w) = run(&widened, inputs, &exact) {
+                    if let Ok(w) = run(&widened, inputs, raw_cfg) {
                         pipeline_diff = irc_interp::compare::outputs_equal(&w, &b).err();
                     }
                 }
@@ -427,7 +484,15 @@ pub fn check_shader_with(
     let mut no_reference = None;
     for seed in 0..u64::from(seeds) {
         let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            compare_run(target, raw, &prepared, &output, seed, &legacy)
+            compare_run_with(
+                target,
+                raw,
+                &prepared,
+                &output,
+                seed,
+                &legacy,
+                &raw_config(options),
+            )
         }));
         match verdict {
             Ok(Ok(RunVerdict::Matched { native_deviation })) => {

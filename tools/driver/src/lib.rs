@@ -301,6 +301,12 @@ pub(crate) fn run_pipeline(
     pm.context.opt_level = options.backend.opt_level;
     pm.context.legacy_state = options.legacy_state.clone();
     pm.context.legacy_mul_ieee = pipeline.legacy_mul_ieee;
+    // `legacy-mul=clamp`, on the targets that declare the option.
+    pm.context.legacy_mul_clamp = target
+        .options()
+        .iter()
+        .any(|o| o.name == LegacyMul::OPTION.name)
+        && LegacyMul::from_options(&options.backend) == LegacyMul::Clamp;
     pm.context.caps = pipeline.caps;
     pm.run_named(m, "legacy-state").map_err(diag::from_pass)?;
     pipelines::run(pm, m, pipeline.kind).map_err(diag::from_pass)?;

@@ -122,8 +122,9 @@ pub struct CompileArgs {
     #[arg(short = 'O', default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub opt_level: u8,
     /// How D3D9 legacy multiplies are compiled, on targets that have the option: `exact`
-    /// (0 · x = 0 even for infinite or NaN x) or `ieee` (smaller; differs only for 0 · inf
-    /// and 0 · NaN). Short for `-C legacy-mul=MODE`.
+    /// (0 · x = 0 even for infinite or NaN x), `ieee` (smaller; differs only for 0 · inf
+    /// and 0 · NaN) or `clamp` (DXVK's default: IEEE multiplies, rcp/rsq/exp results clamped
+    /// to the finite range). Short for `-C legacy-mul=MODE`.
     #[arg(long, value_name = "MODE")]
     pub legacy_mul: Option<String>,
     /// D3D9 alpha test: compare op (never, less, equal, less-equal, greater, not-equal,

@@ -10,10 +10,19 @@
 //! 2. each round, schedule with every [`Attempts`] entry in turn (round 0 uses
 //!    [`Attempts::first`], later rounds [`Attempts::retry`]) and allocate; the first success
 //!    wins;
-//! 3. when every attempt failed, hand the allocator's spill candidates (best first, filtered
-//!    by [`SpillStrategy::spillable`]) to [`SpillStrategy::spill`]: one per round at first,
-//!    then twice as many every [`Attempts::growth_period`] rounds (up to 32), so that large
-//!    programs converge quickly; no candidate left means the program is over the limit.
+//!    a schedule with more live components at some step than the file has lanes
+//!    ([`regalloc::pressure_spills`]) cannot be colored and is not tried: its pressure cover
+//!    is kept instead;
+//!    after round 0, an over-full first attempt ends the round (a spill round is cheaper than
+//!    the longer code of a narrower schedule);
+//! 3. when every attempt failed: if the schedule the next round tries first
+//!    ([`Attempts::retry`]'s first entry) was over-full, spill its pressure cover all at once
+//!    (one round instead of one per value), so that it fits; if every schedule was over-full,
+//!    the shortest cover; otherwise hand the allocator's
+//!    spill candidates (best first, filtered by [`SpillStrategy::spillable`]) to
+//!    [`SpillStrategy::spill`]: one per round at first, then twice as many every
+//!    [`Attempts::growth_period`] rounds (up to 32), so that large programs converge quickly;
+//!    no candidate left means the program is over the limit.
 //!
 //! What "spill" means is the strategy's business: Lima stores to its temporary stack;
 //! targets without memory answer with [`NoSpill`] (a clear [`Diagnostic::limit`]) or a
@@ -25,7 +34,7 @@ use crate::Diagnostic;
 /// A machine program the driver can schedule and describe to the allocator.
 pub trait Schedulable {
     /// Scheduling parameter tried in turn (a window size, a heuristic …).
-    type Attempt: Copy;
+    type Attempt: Copy + PartialEq;
     /// A scheduled program.
     type Schedule;
     /// Schedules the program.
@@ -103,6 +112,8 @@ where
     }
     for round in 0..attempts.max_rounds {
         let mut failure: Option<AllocFailure> = None;
+        // The pressure cover of the attempt the next round tries first, else the shortest.
+        let mut cover: Option<(bool, Vec<VReg>)> = None;
         let tries = if round == 0 {
             attempts.first
         } else {
@@ -111,6 +122,27 @@ where
         for &attempt in tries {
             let schedule = p.schedule(attempt)?;
             let program = p.describe(&schedule);
+            let over = regalloc::pressure_spills(file, &program, |v| strategy.spillable(p, v));
+            match over {
+                Some(picks) if !picks.is_empty() => {
+                    let next = attempts.retry.first() == Some(&attempt);
+                    let better = match &cover {
+                        None => true,
+                        Some((true, _)) => false,
+                        Some((false, c)) => next || picks.len() < c.len(),
+                    };
+                    if better {
+                        cover = Some((next, picks));
+                    }
+                    // After round 0, the preferred schedule over-full: spill its cover rather
+                    // than settle for a narrower (longer) schedule.
+                    if next && round > 0 {
+                        break;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
             match regalloc::allocate(file, &program) {
                 Ok(allocation) => {
                     return Ok(Allocated {
@@ -119,24 +151,37 @@ where
                         program,
                     })
                 }
-                Err(e) => failure = Some(e),
+                // The earliest attempt's candidates: the next round tries it first.
+                Err(e) => {
+                    failure.get_or_insert(e);
+                }
             }
         }
-        let fail = failure.ok_or_else(|| Diagnostic::internal(None, "no allocation attempt"))?;
-        let per_round = 1usize << (round / attempts.growth_period.max(1)).min(5);
-        let picks: Vec<VReg> = fail
-            .spill_candidates
-            .iter()
-            .copied()
-            .filter(|&v| strategy.spillable(p, v))
-            .take(per_round)
-            .collect();
-        if picks.is_empty() {
-            return Err(Diagnostic::limit(format!(
-                "more values live at once than {} hold, and nothing left to spill ({})",
-                attempts.file_name, fail.message
-            )));
-        }
+        let picks: Vec<VReg> = match (failure, cover) {
+            // The schedule the next round tries first is over-full: its cover.
+            (_, Some((true, cover))) => cover,
+            // Some schedule fits the lanes but not the colorer: its candidates, a few a round.
+            (Some(fail), _) => {
+                let per_round = 1usize << (round / attempts.growth_period.max(1)).min(5);
+                let picks: Vec<VReg> = fail
+                    .spill_candidates
+                    .iter()
+                    .copied()
+                    .filter(|&v| strategy.spillable(p, v))
+                    .take(per_round)
+                    .collect();
+                if picks.is_empty() {
+                    return Err(Diagnostic::limit(format!(
+                        "more values live at once than {} hold, and nothing left to spill ({})",
+                        attempts.file_name, fail.message
+                    )));
+                }
+                picks
+            }
+            // Every schedule is over-full: the whole cover at once.
+            (None, Some((_, cover))) => cover,
+            (None, None) => return Err(Diagnostic::internal(None, "no allocation attempt")),
+        };
         for v in picks {
             strategy.spill(p, v)?;
         }

@@ -153,7 +153,7 @@ pub fn interference(program: &Program, live: &Liveness) -> Interference {
     for block in 0..program.blocks.len() {
         scan.run(program, block, live.live_out(block), |event| {
             max_pressure = max_pressure.max(event.pressure());
-            let Event::Write { defs, live } = event else {
+            let Event::Write { defs, live, .. } = event else {
                 return;
             };
             for (i, d) in defs.iter().enumerate() {

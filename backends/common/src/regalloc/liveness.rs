@@ -341,16 +341,22 @@ pub(crate) enum Event<'a> {
     Write {
         defs: &'a [Access],
         live: &'a LiveNow,
+        /// The index of the point in its block.
+        point: usize,
     },
-    /// The set live at the end of the block, or right before a group of reads.
-    Live { live: &'a LiveNow },
+    /// The set live at the end of the block (`point` is `None`), or right before a group of
+    /// reads of point `point`.
+    Live {
+        live: &'a LiveNow,
+        point: Option<usize>,
+    },
 }
 
 impl Event<'_> {
     /// Components occupied at this step: live ones, plus dead components being written.
     pub(crate) fn pressure(&self) -> u32 {
         match self {
-            Event::Live { live } => live.total(),
+            Event::Live { live, .. } => live.total(),
             Event::Write { defs, live, .. } => {
                 let mut written: SmallVec<[(VReg, u8); 4]> = SmallVec::new();
                 for d in defs.iter() {
@@ -402,11 +408,14 @@ impl Scanner {
                 self.live.add(v, m);
             }
         }
-        f(Event::Live { live: &self.live });
+        f(Event::Live {
+            live: &self.live,
+            point: None,
+        });
         let Some(block) = program.blocks.get(block) else {
             return;
         };
-        for point in block.points.iter().rev() {
+        for (at, point) in block.points.iter().enumerate().rev() {
             for stage in point.stages().into_iter().rev() {
                 self.group.clear();
                 self.group.extend(
@@ -420,6 +429,7 @@ impl Scanner {
                     f(Event::Write {
                         defs: &self.group,
                         live: &self.live,
+                        point: at,
                     });
                     for d in &self.group {
                         self.live.remove(d.vreg, d.mask);
@@ -433,7 +443,10 @@ impl Scanner {
                     }
                 }
                 if read {
-                    f(Event::Live { live: &self.live });
+                    f(Event::Live {
+                        live: &self.live,
+                        point: Some(at),
+                    });
                 }
             }
         }

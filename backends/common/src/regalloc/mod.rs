@@ -28,6 +28,9 @@
 //! * `color` — Chaitin–Briggs simplify/select with a lane-aware degree, plus two greedy
 //!   orderings and "squeaky wheel" retries; then the same with fewer registers while above
 //!   `ceil(max pressure / lanes)`. [`allocate`] runs the three.
+//! * [`pressure_spills`] — when some step has more live components than the file has lanes,
+//!   the values to spill so that none has, chosen in one go (a weighted set cover over the
+//!   over-full steps), without coloring.
 //! * [`check`] — a symbolic execution of the allocated program that proves every read finds
 //!   the value it expects (regalloc2's checker; DESIGN rule 11).
 //!
@@ -48,10 +51,12 @@ mod checker;
 mod color;
 mod interference;
 mod liveness;
+mod pressure;
 
 pub use checker::check;
 pub use interference::{interference, Interference};
 pub use liveness::{liveness, Liveness};
+pub use pressure::pressure_spills;
 
 use smallvec::SmallVec;
 use std::fmt;
