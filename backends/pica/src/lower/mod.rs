@@ -17,8 +17,8 @@
 //! registers (erratum 4). What PICA cannot express is a [`Diagnostic::unsupported`] naming the
 //! op. Structured selections and loops become flow markers ([`flow`]).
 
-pub mod gs;
 mod flow;
+pub mod gs;
 pub mod mir;
 
 use irc_backend::io_plan::{const_index, flat_size};
