@@ -232,90 +232,34 @@ fn single_use(m: &Module, x: SsaDef) -> bool {
     m.uses(x).len() == 1
 }
 
-/// The opcodes [`simplify_op`] has rules for.
-fn has_rules(o: OpCode) -> bool {
-    matches!(
-        o,
-        OpCode::Phi
-            | OpCode::CompositeExtract
-            | OpCode::CompositeConstruct
-            | OpCode::FNeg
-            | OpCode::FAbs
-            | OpCode::FAdd
-            | OpCode::FSub
-            | OpCode::FMul
-            | OpCode::FDiv
-            | OpCode::FMad
-            | OpCode::FMin
-            | OpCode::FMax
-            | OpCode::FEq
-            | OpCode::FNe
-            | OpCode::FLt
-            | OpCode::FLe
-            | OpCode::FGt
-            | OpCode::FGe
-            | OpCode::IEq
-            | OpCode::INe
-            | OpCode::SLt
-            | OpCode::SLe
-            | OpCode::SGt
-            | OpCode::SGe
-            | OpCode::ULt
-            | OpCode::ULe
-            | OpCode::UGt
-            | OpCode::UGe
-            | OpCode::BNot
-            | OpCode::BAnd
-            | OpCode::BOr
-            | OpCode::BEq
-            | OpCode::BNe
-            | OpCode::Select
-            | OpCode::IAdd
-            | OpCode::ISub
-            | OpCode::IOr
-            | OpCode::IXor
-            | OpCode::IAnd
-            | OpCode::IMul
-            | OpCode::UDiv
-            | OpCode::UMod
-            | OpCode::IShl
-            | OpCode::UShr
-            | OpCode::SShr
-            | OpCode::INot
-            | OpCode::INeg
-            | OpCode::SMin
-            | OpCode::SMax
-            | OpCode::UMin
-            | OpCode::UMax
-    )
+/// Which family of rules [`simplify_op`] applies to an opcode.
+#[derive(Clone, Copy)]
+enum Rules {
+    Phi,
+    Extract,
+    Construct,
+    SignBit,
+    FloatArith,
+    Compare,
+    Boolean,
+    Select,
+    Integer,
 }
 
-/// The rule that applies to `d`, if any (creating the constants it needs).
-fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
-    // Most ops have no rule: look before copying the op.
-    if !has_rules(m.opcode(d)) {
-        return None;
-    }
-    let op = m.op(d).clone();
-    match op.opcode {
-        OpCode::Phi => phi(m, d, &op),
-        OpCode::CompositeExtract => extract(m, &op),
-        OpCode::CompositeConstruct => reassembled(m, &op),
-        OpCode::FNeg | OpCode::FAbs => sign_bit(m, fp, &op),
+/// The rules for opcode `o`, if it has any (decided before the op is copied: most have none).
+fn rules_of(o: OpCode) -> Option<Rules> {
+    Some(match o {
+        OpCode::Phi => Rules::Phi,
+        OpCode::CompositeExtract => Rules::Extract,
+        OpCode::CompositeConstruct => Rules::Construct,
+        OpCode::FNeg | OpCode::FAbs => Rules::SignBit,
         OpCode::FAdd
         | OpCode::FSub
         | OpCode::FMul
         | OpCode::FDiv
         | OpCode::FMad
         | OpCode::FMin
-        | OpCode::FMax => {
-            let t = effective(op.ty.as_basic()?.scalar_type());
-            let operands_typed = op.ref_defs().all(|x| m.ty(x) == &op.ty);
-            if !t.is_float() || !operands_typed || fp.flags(&op).contains(OpFlags::PRECISE) {
-                return None;
-            }
-            float_arith(m, fp, &op)
-        }
+        | OpCode::FMax => Rules::FloatArith,
         OpCode::FEq
         | OpCode::FNe
         | OpCode::FLt
@@ -331,11 +275,9 @@ fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
         | OpCode::ULt
         | OpCode::ULe
         | OpCode::UGt
-        | OpCode::UGe => compare(m, &op),
-        OpCode::BNot | OpCode::BAnd | OpCode::BOr | OpCode::BEq | OpCode::BNe => {
-            boolean(m, fp, &op)
-        }
-        OpCode::Select => select(m, &op),
+        | OpCode::UGe => Rules::Compare,
+        OpCode::BNot | OpCode::BAnd | OpCode::BOr | OpCode::BEq | OpCode::BNe => Rules::Boolean,
+        OpCode::Select => Rules::Select,
         OpCode::IAdd
         | OpCode::ISub
         | OpCode::IOr
@@ -352,8 +294,32 @@ fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
         | OpCode::SMin
         | OpCode::SMax
         | OpCode::UMin
-        | OpCode::UMax => integer(m, &op),
-        _ => None,
+        | OpCode::UMax => Rules::Integer,
+        _ => return None,
+    })
+}
+
+/// The rule that applies to `d`, if any (creating the constants it needs).
+fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
+    let rules = rules_of(m.opcode(d))?;
+    let op = m.op(d).clone();
+    match rules {
+        Rules::Phi => phi(m, d, &op),
+        Rules::Extract => extract(m, &op),
+        Rules::Construct => reassembled(m, &op),
+        Rules::SignBit => sign_bit(m, fp, &op),
+        Rules::FloatArith => {
+            let t = effective(op.ty.as_basic()?.scalar_type());
+            let operands_typed = op.ref_defs().all(|x| m.ty(x) == &op.ty);
+            if !t.is_float() || !operands_typed || fp.flags(&op).contains(OpFlags::PRECISE) {
+                return None;
+            }
+            float_arith(m, fp, &op)
+        }
+        Rules::Compare => compare(m, &op),
+        Rules::Boolean => boolean(m, fp, &op),
+        Rules::Select => select(m, &op),
+        Rules::Integer => integer(m, &op),
     }
 }
 
