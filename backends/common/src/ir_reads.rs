@@ -1,13 +1,14 @@
 //! Reading IR values the same way in every lowering: the scalar lanes of a `Constant` as
-//! `f32`, and the (space, register) binding a `DescriptorLoad` names. Every backend turns IR
+//! `f32`, the (space, register) binding a `DescriptorLoad` names, and the shape of an
+//! `ImageSample` every sampling target accepts. Every backend turns IR
 //! constants into float lanes (all four targets compute in floats) and every sampling backend
 //! resolves descriptors; one definition keeps their rules identical.
 
-use irc_ir::format::{DclBinding, DescriptorLoad};
-use irc_ir::{Module, OpCode, ScalarType, SsaDef};
+use irc_ir::format::{DclBinding, DescriptorLoad, ImageSample};
+use irc_ir::{Module, OpCode, ResourceKind, ScalarType, SsaDef};
 
 use crate::io_plan::{const_index, flat_size};
-use crate::reflection::ResourceBinding;
+use crate::reflection::{ResourceBinding, SamplerKind};
 
 /// One lane of a constant: its IR scalar type and its value as `f32` (booleans 0/1, integers
 /// by value, f64 rounded, f16/min16 exactly).
@@ -87,4 +88,61 @@ pub fn descriptor_binding(
         },
         decl,
     ))
+}
+
+/// What every sampling backend needs to know of an `ImageSample` before lowering it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SampleShape {
+    /// The texture's binding and declaration (`DclSrv`).
+    pub texture: ResourceBinding,
+    pub texture_decl: SsaDef,
+    /// The sampler's binding (`DclSampler`).
+    pub sampler: ResourceBinding,
+    /// 2D or cube.
+    pub kind: SamplerKind,
+    /// Coordinates the kind reads (2 or 3).
+    pub coords: usize,
+}
+
+/// The shape of the `ImageSample` `d`: a 2D or cube texture and sampler bound statically, a
+/// vec4 result, and none of array layers, texel offsets, LOD clamps, explicit gradients or
+/// depth comparison (which no irc target samples with); or the reason it is not one.
+pub fn sample_shape(m: &Module, d: SsaDef) -> Result<SampleShape, String> {
+    let op = m.op(d);
+    let sample = ImageSample::of(op);
+    let tex = sample.descriptor().ok_or("no texture")?;
+    let smp = sample.sampler().ok_or("no sampler")?;
+    let (texture, texture_decl) = descriptor_binding(m, tex, OpCode::DclSrv)?;
+    let (sampler, _) = descriptor_binding(m, smp, OpCode::DclSampler)?;
+    let kind = DclBinding::of(m.op(texture_decl))
+        .kind()
+        .and_then(ResourceKind::from_u64)
+        .ok_or("unknown resource kind")?;
+    let (kind, coords) = match kind {
+        ResourceKind::Image2D => (SamplerKind::D2, 2),
+        ResourceKind::ImageCube => (SamplerKind::Cube, 3),
+        k => return Err(format!("sampling {k:?} images")),
+    };
+    for (operand, what) in [
+        (sample.layer(), "array layer"),
+        (sample.offset(), "texel offset"),
+        (sample.lod_clamp(), "LOD clamp"),
+        (sample.dx(), "explicit gradients"),
+        (sample.dy(), "explicit gradients"),
+        (sample.depth_compare(), "depth comparison"),
+    ] {
+        if operand.is_some() {
+            return Err(format!("sampling with {what}"));
+        }
+    }
+    if flat_size(&op.ty) != Some(4) {
+        return Err("sparse or non-vec4 sample result".into());
+    }
+    Ok(SampleShape {
+        texture,
+        texture_decl,
+        sampler,
+        kind,
+        coords,
+    })
 }

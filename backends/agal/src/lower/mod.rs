@@ -27,16 +27,15 @@ pub mod io;
 pub mod relative;
 mod round;
 
-use irc_backend::ir_reads::{constant_lanes, descriptor_binding};
-use irc_backend::reflection::ResourceBinding;
+use irc_backend::ir_reads::{constant_lanes, sample_shape};
 use irc_backend::{Diagnostic, IoSource, Reflection, SamplerKind, VaryingBinding};
 use irc_ir::analysis::cfg::{self, Cfg};
 use irc_ir::format::{
-    AlignedLoad, Arith, Clamp, CompositeConstruct, CompositeExtract, Constant, DclBinding,
-    DclInput, DclInputBuiltIn, DclOutput, DclOutputBuiltIn, Deriv, DescriptorLoad, Dot, EntryPoint,
-    FRound, ImageSample, Load, Select, Store,
+    AlignedLoad, Arith, Clamp, CompositeConstruct, CompositeExtract, Constant, DclInput,
+    DclInputBuiltIn, DclOutput, DclOutputBuiltIn, Deriv, DescriptorLoad, Dot, EntryPoint, FRound,
+    ImageSample, Load, Select, Store,
 };
-use irc_ir::{BuiltIn, Module, OpCode, ResourceKind, ShaderStage, SsaDef};
+use irc_ir::{BuiltIn, Module, OpCode, ShaderStage, SsaDef};
 use rustc_hash::FxHashMap;
 
 use crate::isa::{Opcode, ShaderKind};
@@ -1479,10 +1478,6 @@ impl Lower<'_> {
         Ok(())
     }
 
-    fn binding_of(&self, d: SsaDef, want: OpCode) -> Result<(ResourceBinding, SsaDef), Diagnostic> {
-        descriptor_binding(self.m, d, want).map_err(|e| self.diag(d, e))
-    }
-
     fn sample(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
         use crate::isa::{Dimension, Filter, Mipmap, TexFormat, Wrap};
         if self.kind != ShaderKind::Fragment {
@@ -1490,35 +1485,15 @@ impl Lower<'_> {
         }
         let op = self.m.op(d).clone();
         let is = ImageSample::of(&op);
-        let tex = is.descriptor().ok_or_else(|| self.diag(d, "no texture"))?;
-        let smp = is.sampler().ok_or_else(|| self.diag(d, "no sampler"))?;
-        let (tb, tdecl) = self.binding_of(tex, OpCode::DclSrv)?;
-        let (sb, _) = self.binding_of(smp, OpCode::DclSampler)?;
-        let kind = DclBinding::of(self.m.op(tdecl))
-            .kind()
-            .and_then(ResourceKind::from_u64)
-            .ok_or_else(|| self.diag(d, "unknown resource kind"))?;
-        let (skind, dim, n) = match kind {
-            ResourceKind::Image2D => (SamplerKind::D2, Dimension::D2, 2),
-            ResourceKind::ImageCube => (SamplerKind::Cube, Dimension::Cube, 3),
-            k => return Err(self.diag(d, format!("sampling {k:?} images"))),
+        let shape = sample_shape(self.m, d).map_err(|e| self.diag(d, e))?;
+        if is.lod().is_some() {
+            return Err(self.diag(d, "sampling with explicit LOD"));
+        }
+        let (tb, sb, skind, n) = (shape.texture, shape.sampler, shape.kind, shape.coords);
+        let dim = match skind {
+            SamplerKind::Cube => Dimension::Cube,
+            _ => Dimension::D2,
         };
-        for (x, what) in [
-            (is.layer(), "array layer"),
-            (is.offset(), "texel offset"),
-            (is.lod(), "explicit LOD"),
-            (is.lod_clamp(), "LOD clamp"),
-            (is.dx(), "explicit gradients"),
-            (is.dy(), "explicit gradients"),
-            (is.depth_compare(), "depth comparison"),
-        ] {
-            if x.is_some() {
-                return Err(self.diag(d, format!("sampling with {what}")));
-            }
-        }
-        if flat_size(&op.ty) != Some(4) {
-            return Err(self.diag(d, "sparse or non-vec4 sample result"));
-        }
         let bias = match is.lod_bias() {
             None => 0,
             Some(b) => match self.value(b)?.first() {

@@ -1,16 +1,14 @@
 //! Lowering of individual IR ops to machine ops (see the module doc of [`super`]).
 
 use half::f16;
-use irc_backend::ir_reads::{constant_lanes, descriptor_binding};
-use irc_backend::reflection::ResourceBinding;
+use irc_backend::ir_reads::{constant_lanes, sample_shape};
 use irc_backend::regalloc::VReg;
 use irc_backend::{Diagnostic, IoSource, SamplerKind};
 use irc_ir::format::{
-    AlignedLoad, Arith, Clamp, CompositeConstruct, CompositeExtract, Constant, DclBinding,
-    DclInput, DclInputBuiltIn, Deriv, DescriptorLoad, Dot, FRound, ImageSample, Load, Select,
-    Store,
+    AlignedLoad, Arith, Clamp, CompositeConstruct, CompositeExtract, Constant, DclInput,
+    DclInputBuiltIn, Deriv, DescriptorLoad, Dot, FRound, ImageSample, Load, Select, Store,
 };
-use irc_ir::{BuiltIn, OpCode, ResourceKind, RoundMode, SsaDef};
+use irc_ir::{BuiltIn, OpCode, RoundMode, SsaDef};
 use smallvec::{smallvec, SmallVec};
 
 use super::io::{flat_size, UniformLayout};
@@ -1087,43 +1085,15 @@ impl Lower<'_> {
         Ok(())
     }
 
-    fn binding_of(&self, d: SsaDef, want: OpCode) -> Result<(ResourceBinding, SsaDef), Diagnostic> {
-        descriptor_binding(self.m, d, want).map_err(|e| self.diag(d, e))
-    }
-
     fn sample(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
         let op = self.m.op(d).clone();
         let sample = ImageSample::of(&op);
-        let tex = sample
-            .descriptor()
-            .ok_or_else(|| self.diag(d, "no texture"))?;
-        let smp = sample.sampler().ok_or_else(|| self.diag(d, "no sampler"))?;
-        let (tb, tdecl) = self.binding_of(tex, OpCode::DclSrv)?;
-        let (sb, _) = self.binding_of(smp, OpCode::DclSampler)?;
-        let kind = DclBinding::of(self.m.op(tdecl))
-            .kind()
-            .and_then(ResourceKind::from_u64)
-            .ok_or_else(|| self.diag(d, "unknown resource kind"))?;
-        let (skind, ty, n) = match kind {
-            ResourceKind::Image2D => (SamplerKind::D2, SamplerType::Generic, 2),
-            ResourceKind::ImageCube => (SamplerKind::Cube, SamplerType::Cube, 3),
-            k => return Err(self.diag(d, format!("sampling {k:?} images"))),
+        let shape = sample_shape(self.m, d).map_err(|e| self.diag(d, e))?;
+        let (tb, sb, skind, n) = (shape.texture, shape.sampler, shape.kind, shape.coords);
+        let ty = match skind {
+            SamplerKind::Cube => SamplerType::Cube,
+            _ => SamplerType::Generic,
         };
-        for (operand, what) in [
-            (sample.layer(), "array layer"),
-            (sample.offset(), "texel offset"),
-            (sample.lod_clamp(), "LOD clamp"),
-            (sample.dx(), "explicit gradients"),
-            (sample.dy(), "explicit gradients"),
-            (sample.depth_compare(), "depth comparison"),
-        ] {
-            if operand.is_some() {
-                return Err(self.diag(d, format!("sampling with {what}")));
-            }
-        }
-        if flat_size(&op.ty) != Some(4) {
-            return Err(self.diag(d, "sparse or non-vec4 sample result"));
-        }
         let coord = self.arg(d, sample.coord())?;
         if coord.len() < n {
             return Err(self.diag(d, "too few coordinates"));
