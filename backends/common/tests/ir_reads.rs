@@ -1,8 +1,8 @@
 //! `ir_reads`: constant lanes and descriptor bindings, checked against values worked out by
 //! hand from the IR text.
 
-use irc_backend::ir_reads::{constant_lanes, descriptor_binding};
-use irc_backend::ResourceBinding;
+use irc_backend::ir_reads::{constant_lanes, descriptor_binding, sample_shape};
+use irc_backend::{ResourceBinding, SamplerKind};
 use irc_ir::text::parse;
 use irc_ir::{Module, OpCode, SsaDef};
 
@@ -85,5 +85,77 @@ fn descriptor_binding_adds_the_constant_index_to_the_register() {
     assert_eq!(
         descriptor_binding(&m, def(&m, 9), OpCode::DclSrv).unwrap_err(),
         "resource not from a descriptor load"
+    );
+}
+
+const SAMPLES: &str = "\
+%1 = EntryPoint %20 Pixel
+%2 = f32 DclSrv %1 0 2 1 Image2D
+%3 = f32 DclSrv %1 0 5 1 ImageCube
+%4 = f32 DclSrv %1 0 6 1 Image3D
+%5 = DclSampler %1 0 1 1
+%6 = u32 Constant 0
+%7 = f32x2 Constant 0.5 0.5
+%8 = f32x3 Constant 0.5 0.5 0.5
+%9 = f32 Constant 1.0
+%20 = Function
+%21 = Label None
+%30 = srv DescriptorLoad %2 %6
+%31 = srv DescriptorLoad %3 %6
+%32 = srv DescriptorLoad %4 %6
+%33 = sampler DescriptorLoad %5 %6
+%40 = f32x4 ImageSample %30 %33 null %7 null null null null null null null
+%41 = f32x4 ImageSample %31 %33 null %8 null null null null null null null
+%42 = f32x4 ImageSample %32 %33 null %8 null null null null null null null
+%43 = f32x4 ImageSample %30 %33 null %7 null null null %9 null null null
+%44 = f32x4 ImageSample %30 %33 null %7 null null null null null null %9
+%50 = Return
+%51 = FunctionEnd
+";
+
+fn sample_def(m: &Module, n: u32) -> SsaDef {
+    let at = SAMPLES
+        .lines()
+        .position(|l| l.starts_with(&format!("%{n} =")))
+        .expect("id in SAMPLES");
+    m.iter().nth(at).expect("def")
+}
+
+#[test]
+fn sample_shape_reads_bindings_kind_and_refuses_unsupported_operands() {
+    let m = parse(SAMPLES).expect("parse");
+    let s = sample_shape(&m, sample_def(&m, 40)).unwrap();
+    assert_eq!(
+        s.texture,
+        ResourceBinding {
+            space: 0,
+            register: 2
+        }
+    );
+    assert_eq!(
+        s.sampler,
+        ResourceBinding {
+            space: 0,
+            register: 1
+        }
+    );
+    assert_eq!((s.kind, s.coords), (SamplerKind::D2, 2));
+    assert_eq!(s.texture_decl, sample_def(&m, 2));
+    let c = sample_shape(&m, sample_def(&m, 41)).unwrap();
+    assert_eq!(
+        (c.kind, c.coords, c.texture.register),
+        (SamplerKind::Cube, 3, 5)
+    );
+    assert_eq!(
+        sample_shape(&m, sample_def(&m, 42)).unwrap_err(),
+        "sampling Image3D images"
+    );
+    assert_eq!(
+        sample_shape(&m, sample_def(&m, 43)).unwrap_err(),
+        "sampling with LOD clamp"
+    );
+    assert_eq!(
+        sample_shape(&m, sample_def(&m, 44)).unwrap_err(),
+        "sampling with depth comparison"
     );
 }
