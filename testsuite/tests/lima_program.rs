@@ -229,3 +229,30 @@ fn vertex_varyings_feed_the_pixel_stage_and_match_the_interpreter() {
         compare_outputs(&pref, &got, Tolerance::F32).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
     }
 }
+
+/// `--emit container` for a program: one MBS1 file holding the vertex stage's `CVER` and the
+/// pixel stage's `CFRA`, from which each stage's code (and its disassembly) reads back.
+#[test]
+fn one_mbs1_file_carries_both_stages() {
+    let mut options = Options::default();
+    options.set("container", "1").expect("option");
+    let prog = compile_program(vec![Input::Text(VS), Input::Text(PS)], "lima", &options)
+        .expect("the program compiles");
+    let file = &prog.container.as_ref().expect("one program file").bytes;
+    assert_eq!(&file[0..4], b"MBS1");
+    assert_eq!(&file[8..12], b"CVER");
+    let (vs_out, ps_out) = (&prog.stages[0].output, &prog.stages[1].output);
+    let words = |o: &Output| irc_backend::output::words_of(o.code());
+    use irc_lima::pp::mbs::read_mbs1_stage;
+    assert_eq!(read_mbs1_stage(file, b"CVER").unwrap(), words(vs_out));
+    assert_eq!(read_mbs1_stage(file, b"CFRA").unwrap(), words(ps_out));
+    // Each stage's disassembler finds its own stage in the program file.
+    for (name, out) in [("lima-vp", vs_out), ("lima-fp", ps_out)] {
+        let t = irc::registry::Registry::builtin().target(name).unwrap();
+        assert_eq!(
+            t.disassemble(file).expect("disassembles"),
+            t.disassemble(out.code()).expect("disassembles"),
+            "{name}"
+        );
+    }
+}

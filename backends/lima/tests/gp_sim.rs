@@ -343,7 +343,10 @@ fn position_epilogue_through_the_generic_simulator() {
             register: 0,
             components: 4,
         }],
-        target: Some(TargetPart::new(GpReflection { viewport: Some(0) })),
+        target: Some(TargetPart::new(GpReflection {
+            viewport: Some(0),
+            point_size: None,
+        })),
         ..Reflection::default()
     };
     let output = Output {

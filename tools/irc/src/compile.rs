@@ -293,7 +293,8 @@ pub fn compile_one(
 /// `irc compile --target FAMILY --vs VS --ps PS`: the stages compiled together. Text outputs
 /// print each stage under a `; STAGE (TARGET)` header; `-o OUT` with `bin` or `container`
 /// writes one file per stage, `OUT.vs`, `OUT.gs`, `OUT.ps` — except `container` for a family
-/// whose container holds the whole program (PICA200: one SHBIN with both DVLEs in `OUT`).
+/// whose container holds the whole program (PICA200: one SHBIN with both DVLEs; Lima: one MBS1
+/// with the `CVER` and the `CFRA` chunk) in `OUT`.
 fn run_program(
     args: &CompileArgs,
     stages: &[&PathBuf],

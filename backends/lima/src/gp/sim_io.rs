@@ -28,6 +28,12 @@
 //!   vertex the clamp stands for ([`unviewport`]). Without it, the position is returned as
 //!   stored.
 //!
+//! * **Point size**: when [`GpReflection::point_size`] is `Some(s)` the program stores
+//!   `min(max(ps, p.x), p.y) · p.z` with the parameters `p` in uniform slot `s` (the blob's
+//!   `clamp(ps, p.x, p.y) · p.z`, reference §10). The simulator uploads
+//!   [`POINT_SIZE_PARAMETERS`] (no clamp, a scale of 2 so that a missing multiply shows) and
+//!   gives back the stored value halved (exact but for overflow past ±2^127).
+//!
 //! `SimOutputs::steps` is the sum over the invocations (each vertex runs the whole program).
 //!
 //! [`Precision::Exact`](irc_backend::Precision) and `Native` both run in f32 (the GP's precision,
@@ -51,20 +57,31 @@ pub const VIEWPORT_SCALE: [f32; 4] = [2.0, -3.0, 0.5, 1.0];
 /// Viewport translate the simulator uploads for the position epilogue (`w` unused).
 pub const VIEWPORT_TRANSLATE: [f32; 4] = [10.0, 20.0, 0.25, 0.0];
 
+/// Point-size parameters (min, max, scale, unused) the simulator uploads: no clamp, scale 2.
+pub const POINT_SIZE_PARAMETERS: [f32; 4] = [f32::MIN, f32::MAX, 2.0, 0.0];
+
 /// What only the GP's reflection has (stored in [`Reflection::target`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GpReflection {
     /// Uniform slot of the viewport scale (translate in the next slot) when the program ends with
     /// the position epilogue.
     pub viewport: Option<u32>,
+    /// Uniform slot of the point-size parameters `(min, max, scale, −)` when the program writes
+    /// the point size (`clamp(ps, min, max) · scale`, reference §10; Mesa's clamp is
+    /// `(1, 100, 1)`).
+    pub point_size: Option<u32>,
 }
 
 impl TargetReflection for GpReflection {
     fn to_text(&self) -> String {
-        match self.viewport {
-            Some(s) => format!("viewport scale {s} translate {}\n", s + 1),
-            None => String::new(),
+        let mut out = String::new();
+        if let Some(s) = self.viewport {
+            out += &format!("viewport scale {s} translate {}\n", s + 1);
         }
+        if let Some(s) = self.point_size {
+            out += &format!("point size parameters {s}\n");
+        }
+        out
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
@@ -151,6 +168,9 @@ fn output_value(
         let p = unviewport([out[0], out[1], out[2], out[3]]);
         out[..4].copy_from_slice(&p);
     }
+    if o.target == IoSource::BuiltIn(BuiltIn::PointSize) && gp.point_size.is_some() {
+        out[0] /= POINT_SIZE_PARAMETERS[2];
+    }
     Ok(out)
 }
 
@@ -236,6 +256,9 @@ pub fn uniforms(
     if let Some(s) = gp.viewport {
         n = n.max(s.saturating_add(2));
     }
+    if let Some(s) = gp.point_size {
+        n = n.max(s.saturating_add(1));
+    }
     if n as usize > UNIFORM_SLOTS {
         return Err(format!(
             "reflection: {n} uniform slots, the GP has {UNIFORM_SLOTS}"
@@ -248,6 +271,9 @@ pub fn uniforms(
     if let Some(s) = gp.viewport {
         u[s as usize] = VIEWPORT_SCALE;
         u[s as usize + 1] = VIEWPORT_TRANSLATE;
+    }
+    if let Some(s) = gp.point_size {
+        u[s as usize] = POINT_SIZE_PARAMETERS;
     }
     Ok(u)
 }

@@ -4,7 +4,8 @@
 //! Stages: [`super::lower`] (IR → scalar nodes, uniforms and reflection), [`super::sched`]
 //! (instructions, forwarding and registers together), then the encoder. The disassembly in the
 //! [`Output`] is decoded back from the final words by the independent decoder; the container
-//! is MBS1 with a `CVER` chunk ([`super::mbs`], reference §16).
+//! is MBS1 with a `CVER` chunk ([`super::mbs`], reference §16); a program's container holds
+//! the `CVER` and the fragment stage's `CFRA` in one file ([`crate::pp::mbs::merge_mbs1`]).
 
 use irc_backend::output::bytes_of;
 use irc_backend::{
@@ -52,11 +53,7 @@ impl Target for LimaVp {
         compile(module, options).map_err(Diagnostics::from)
     }
     fn disassemble(&self, bytes: &[u8]) -> Result<String, Diagnostic> {
-        let words = if crate::pp::mbs::is_mbs1(bytes) {
-            crate::pp::mbs::read_mbs1(bytes).map_err(|e| Diagnostic::input(e.to_string()))?
-        } else {
-            crate::pp::mbs::code_words(bytes).map_err(Diagnostic::input)?
-        };
+        let words = crate::pp::mbs::code_words(bytes, b"CVER").map_err(Diagnostic::input)?;
         let program =
             decode::decode_program(&words).map_err(|e| Diagnostic::input(e.to_string()))?;
         Ok(disasm::disassemble_program(&program))
@@ -71,6 +68,25 @@ impl Target for LimaVp {
     fn tolerance(&self) -> Tolerance {
         // fp32 (reference §11); the position goes through the viewport transform and back.
         Tolerance::F32
+    }
+    /// A program's container: one MBS1 file with the vertex stage's `CVER` and the fragment
+    /// stage's `CFRA` chunks (layout and reasons: [`crate::pp::mbs`]).
+    fn program_container(&self, stages: &[&Output]) -> Option<Result<Container, Diagnostic>> {
+        let files: Option<Vec<&[u8]>> = stages
+            .iter()
+            .map(|s| s.container.as_ref().map(|c| c.bytes.as_slice()))
+            .collect();
+        Some(match files {
+            Some(files) => crate::pp::mbs::merge_mbs1(&files)
+                .map(|bytes| Container {
+                    format: "mbs1",
+                    bytes,
+                })
+                .map_err(|e| internal(format!("a stage's MBS1 file: {e}"))),
+            None => Err(internal(
+                "a stage of the program was compiled without its container",
+            )),
+        })
     }
     fn oracle(&self) -> Oracle {
         // Division is rcp + mul; f32 uniforms.
@@ -128,6 +144,7 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
     reflection.uniform_slots += scheduled.addr_literals.len() as u32;
     reflection.target = Some(TargetPart::new(GpReflection {
         viewport: lowered.viewport,
+        point_size: lowered.point_size,
     }));
     let s = scheduled.stats;
     let stats = Stats {

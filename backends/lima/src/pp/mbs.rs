@@ -32,8 +32,26 @@
 //! (location 2, component 0), `v2.z` (a later first component) or the built-in's name.
 //!
 //! [`read_mbs1`] finds the code of a fragment or vertex program (skipping every other chunk by
-//! its size, as Mesa's reader does); it never panics, and truncated or inconsistent input is an
-//! [`MbsError`] naming the byte offset.
+//! its size, as Mesa's reader does), [`read_mbs1_stage`] that of one stage; they never panic,
+//! and truncated or inconsistent input is an [`MbsError`] naming the byte offset.
+//!
+//! **Programs.** The blob writes one stage per file (`MBS1` → one `CFRA` or `CVER`, reference
+//! §16). For a program (`irc compile --target lima --vs VS --ps PS --emit container`)
+//! [`merge_mbs1`] writes one file whose `MBS1` root holds both stages' chunks in pipeline
+//! order, each exactly as in its own file:
+//!
+//! ```text
+//! MBS1
+//!   CVER  (the vertex program: version, FINS, DBIN)
+//!   CFRA  (the fragment program: version, FSTA, FDIS, FBUU, SUNI, SVAR, DBIN)
+//! ```
+//!
+//! Why this layout: the root is already a list of RIFF-like chunks, so a second child is the
+//! format's own way to carry a second stage; each stage stays byte-identical to the file the
+//! stage would have alone; a reader that takes the first program chunk (Mesa's `lima_disasm`,
+//! our [`read_mbs1`]) still reads a valid program (the vertex one), and [`read_mbs1_stage`]
+//! picks either by its identifier. That the blob's own program binaries look like this is
+//! not known (the reference describes single-stage files only).
 
 use irc_backend::{IoSource, Reflection, SamplerKind, UniformSource};
 use thiserror::Error;
@@ -41,10 +59,11 @@ use thiserror::Error;
 /// CFRA version of the Mali-400 fragment processor (5 would be Mali-200).
 pub const CFRA_VERSION_MALI400: u32 = 7;
 
-/// The code words of a program given as an MBS1 file or as raw little-endian words.
-pub fn code_words(bytes: &[u8]) -> Result<Vec<u32>, String> {
+/// The code words of program chunk `stage` (`CFRA` or `CVER`) given as an MBS1 file, or of
+/// raw little-endian words.
+pub fn code_words(bytes: &[u8], stage: &[u8; 4]) -> Result<Vec<u32>, String> {
     if is_mbs1(bytes) {
-        return read_mbs1(bytes).map_err(|e| e.to_string());
+        return read_mbs1_stage(bytes, stage).map_err(|e| e.to_string());
     }
     if !bytes.len().is_multiple_of(4) {
         return Err(format!(
@@ -69,6 +88,8 @@ pub enum MbsError {
     },
     #[error("byte {offset}: expected a CFRA or CVER chunk, found `{found}`")]
     NoProgram { offset: usize, found: String },
+    #[error("no `{want}` (program) chunk in the MBS1 file")]
+    NoStage { want: String },
     #[error("no DBIN (code) chunk in the {program} chunk")]
     NoCode { program: String },
     #[error("byte {offset}: DBIN size {size} is not a multiple of 4")]
@@ -105,26 +126,65 @@ pub fn is_mbs1(bytes: &[u8]) -> bool {
     bytes.starts_with(b"MBS1")
 }
 
-/// The code words of the fragment (`CFRA`) or vertex (`CVER`) program in an MBS1 file.
+/// The code words of the fragment (`CFRA`) or vertex (`CVER`) program in an MBS1 file (the
+/// first one, for a file holding both).
 pub fn read_mbs1(bytes: &[u8]) -> Result<Vec<u32>, MbsError> {
-    if !is_mbs1(bytes) {
-        return Err(MbsError::NotMbs {
-            found: bytes.iter().take(4).copied().collect(),
-        });
-    }
-    let (_, root, root_at) = read_chunk(bytes, 0)?;
+    let (root, root_at) = read_root(bytes)?;
     let (ident, program, program_at) = read_chunk(root, 0).map_err(|e| shift(e, root_at))?;
-    let program_at = root_at + program_at;
     if ident != *b"CFRA" && ident != *b"CVER" {
         return Err(MbsError::NoProgram {
             offset: root_at,
             found: name(&ident),
         });
     }
+    program_code(&ident, program, root_at + program_at)
+}
+
+/// The code words of the program chunk `want` (`CFRA` or `CVER`) of an MBS1 file, which may
+/// hold both stages of a program ([`merge_mbs1`]).
+pub fn read_mbs1_stage(bytes: &[u8], want: &[u8; 4]) -> Result<Vec<u32>, MbsError> {
+    let (root, root_at) = read_root(bytes)?;
+    let mut at = 0;
+    while at < root.len() {
+        let (ident, program, program_at) = read_chunk(root, at).map_err(|e| shift(e, root_at))?;
+        if ident == *want {
+            return program_code(&ident, program, root_at + program_at);
+        }
+        at = program_at + program.len();
+    }
+    Err(MbsError::NoStage { want: name(want) })
+}
+
+/// One MBS1 file holding the program chunks of the single-stage MBS1 files `stages`, in the
+/// order given (module doc).
+pub fn merge_mbs1(stages: &[&[u8]]) -> Result<Vec<u8>, MbsError> {
+    let mut root = Vec::new();
+    for bytes in stages {
+        let (payload, _) = read_root(bytes)?;
+        root.extend_from_slice(payload);
+    }
+    let mut out = Vec::with_capacity(root.len() + 8);
+    chunk(&mut out, b"MBS1", &root);
+    Ok(out)
+}
+
+/// The payload of the `MBS1` root chunk and its offset.
+fn read_root(bytes: &[u8]) -> Result<(&[u8], usize), MbsError> {
+    if !is_mbs1(bytes) {
+        return Err(MbsError::NotMbs {
+            found: bytes.iter().take(4).copied().collect(),
+        });
+    }
+    let (_, root, root_at) = read_chunk(bytes, 0)?;
+    Ok((root, root_at))
+}
+
+/// The `DBIN` words of the program chunk `ident` (payload `program` at byte `program_at`).
+fn program_code(ident: &[u8; 4], program: &[u8], program_at: usize) -> Result<Vec<u32>, MbsError> {
     if program.len() < 4 {
         return Err(MbsError::Truncated {
             offset: program_at,
-            chunk: format!("{} version", name(&ident)),
+            chunk: format!("{} version", name(ident)),
             needed: 4,
             available: program.len(),
         });
@@ -148,7 +208,7 @@ pub fn read_mbs1(bytes: &[u8]) -> Result<Vec<u32>, MbsError> {
         at = payload_at + payload.len();
     }
     Err(MbsError::NoCode {
-        program: name(&ident),
+        program: name(ident),
     })
 }
 
@@ -518,6 +578,33 @@ mod tests {
         b.extend(1u32.to_le_bytes());
         b.extend(2u32.to_le_bytes());
         assert_eq!(read_mbs1(&b), Ok(vec![1, 2]));
+    }
+
+    #[test]
+    fn a_program_file_holds_both_stages() {
+        let vs_words = [0xad46_8580, 0x4380_c2b5, 0x0007_ff80, 0x000a_d500];
+        let program = crate::gp::decode_program(&vs_words).unwrap();
+        let vs = crate::gp::mbs::write_mbs1(&program, &vs_words);
+        let fs = write_mbs1(&WORDS, &reflection());
+        let both = merge_mbs1(&[&vs, &fs]).unwrap();
+        // MBS1 { CVER as in its own file, CFRA as in its own file }.
+        assert_eq!(&both[0..4], b"MBS1");
+        assert_eq!(u32_at(&both, 4) as usize, both.len() - 8);
+        assert_eq!(&both[8..], [&vs[8..], &fs[8..]].concat());
+        assert_eq!(read_mbs1_stage(&both, b"CVER"), Ok(vs_words.to_vec()));
+        assert_eq!(read_mbs1_stage(&both, b"CFRA"), Ok(WORDS.to_vec()));
+        // The first program is what a single-stage reader finds.
+        assert_eq!(read_mbs1(&both), Ok(vs_words.to_vec()));
+        assert_eq!(
+            read_mbs1_stage(&vs, b"CFRA"),
+            Err(MbsError::NoStage {
+                want: "CFRA".into()
+            })
+        );
+        assert!(merge_mbs1(&[&vs, b"RIFF\0\0\0\0"]).is_err());
+        for len in 0..both.len() {
+            let _ = read_mbs1_stage(&both[..len], b"CFRA");
+        }
     }
 
     #[test]

@@ -69,7 +69,7 @@ impl Target for LimaFp {
         compile(module, options).map_err(Diagnostics::from)
     }
     fn disassemble(&self, bytes: &[u8]) -> Result<String, Diagnostic> {
-        let words = super::mbs::code_words(bytes).map_err(Diagnostic::input)?;
+        let words = super::mbs::code_words(bytes, b"CFRA").map_err(Diagnostic::input)?;
         let program =
             decode::decode_program(&words).map_err(|e| Diagnostic::input(e.to_string()))?;
         Ok(disasm::disassemble_program(&program))

@@ -11,7 +11,11 @@
 //! Outputs are collected per component and stored at the end: the position goes to varying 0
 //! through the viewport epilogue of reference §10 (`w' = clamp(1/w, −2^15, 2^15)`,
 //! `(x·w'·sx + tx, y·w'·sy + ty, z·w'·sz + tz, w')`), every other output to the next free
-//! varyings in declaration order; a component the shader never writes is stored as 0.
+//! varyings in declaration order; a component the shader never writes is stored as 0. The
+//! point size goes through the blob's epilogue (reference §10, the old text):
+//! `clamp(ps, p.x, p.y) · p.z` with a parameter vec4 `p` placed after the viewport pair
+//! (`gl_mali_PointSizeParameters`; Mesa's constant clamp to 1–100 is `p = (1, 100, 1)`), computed as
+//! `min(max(ps, p.x), p.y) · p.z`.
 //!
 //! D3D9 float constants indexed dynamically (`c[a0.x + k]`, in the IR a load at
 //! `Cast(ConvertFtoI(x) + k)`) are read through an address register: the base `x` is clamped and
@@ -76,6 +80,8 @@ enum UniKey {
     LegacyRel(i32),
     /// 0 scale, 1 translate.
     Viewport(u32),
+    /// The point-size parameters (min, max, scale).
+    PointSize,
     Literal(u32),
 }
 
@@ -87,6 +93,8 @@ pub struct Lowered {
     /// Uniform slot of the viewport scale (translate in the next), when the position is
     /// written.
     pub viewport: Option<u32>,
+    /// Uniform slot of the point-size parameters, when the point size is written.
+    pub point_size: Option<u32>,
     pub ir_ops: u32,
 }
 
@@ -195,12 +203,13 @@ pub fn lower(m: &Module, layout: Option<&[VaryingBinding]>) -> Result<Lowered, D
     for &d in &cfg.block(blocks[0]).ops {
         l.lower_op(d)?;
     }
-    let viewport = l.write_outputs()?;
-    let viewport = l.assign_uniform_slots(&mut reflection, viewport)?;
+    let (viewport, point_size) = l.write_outputs()?;
+    let (viewport, point_size) = l.assign_uniform_slots(&mut reflection, viewport, point_size)?;
     Ok(Lowered {
         program: l.prog,
         reflection,
         viewport,
+        point_size,
         ir_ops: m.code().count() as u32,
     })
 }
@@ -311,9 +320,9 @@ impl Lower<'_> {
         Operand::node(self.prog.push(Op::Mov, &[o]))
     }
 
-    /// Stores the outputs (module doc); returns the viewport's uniform id when the position
-    /// is written.
-    fn write_outputs(&mut self) -> Result<Option<u32>, Diagnostic> {
+    /// Stores the outputs (module doc); returns the uniform ids of the viewport and of the
+    /// point-size parameters when the position or the point size is written.
+    fn write_outputs(&mut self) -> Result<(Option<u32>, Option<u32>), Diagnostic> {
         type Out = (Vec<Option<(u8, u8)>>, Vec<Option<C>>, IoSource);
         let mut outs: Vec<Out> = self
             .outputs
@@ -322,6 +331,7 @@ impl Lower<'_> {
             .collect();
         outs.sort_by_key(|o| o.0.iter().flatten().next().copied());
         let mut viewport = None;
+        let mut point_size = None;
         for (dests, mut comps, target) in outs {
             if target == IoSource::BuiltIn(BuiltIn::Position) {
                 comps.resize(4, None);
@@ -331,6 +341,14 @@ impl Lower<'_> {
                 viewport = Some(scale);
                 let e = self.epilogue([v[0], v[1], v[2], v[3]], scale, translate);
                 comps = e.iter().map(|&c| Some(c)).collect();
+            }
+            if target == IoSource::BuiltIn(BuiltIn::PointSize)
+                && dests.first().is_some_and(Option::is_some)
+            {
+                let p = self.uniform_id(UniKey::PointSize);
+                point_size = Some(p);
+                let ps = comps.first().copied().flatten().unwrap_or(C::lit(0.0));
+                comps[0] = Some(self.point_size(ps, p));
             }
             for (c, dest) in comps.iter().zip(&dests) {
                 let Some((varying, comp)) = *dest else {
@@ -344,7 +362,20 @@ impl Lower<'_> {
                 });
             }
         }
-        Ok(viewport)
+        Ok((viewport, point_size))
+    }
+
+    /// The point-size epilogue (module doc) with the parameters in uniform `params`.
+    fn point_size(&mut self, ps: C, params: u32) -> C {
+        let p = |c| {
+            C::V(Operand {
+                src: Src::Uni(params, c),
+                neg: false,
+            })
+        };
+        let lo = self.emit(Op::Max, &[ps, p(0)]);
+        let hi = self.emit(Op::Min, &[lo, p(1)]);
+        self.emit(Op::Mul, &[hi, p(2)])
     }
 
     /// The viewport transform of reference §10 on clip-space `p`.
@@ -368,14 +399,15 @@ impl Lower<'_> {
     }
 
     /// D3D9 float constant `c<n>` goes to slot `n`; constant-buffer elements fill the slots
-    /// after the highest D3D9 register in order of first use; then the viewport pair, then the
-    /// literal pool (reference §10). Rewrites uniform ids to slots and binds them; returns the
-    /// viewport's slot.
+    /// after the highest D3D9 register in order of first use; then the viewport pair, the
+    /// point-size parameters, then the literal pool (reference §10). Rewrites uniform ids to
+    /// slots and binds them; returns the slots of the viewport and the point-size parameters.
     fn assign_uniform_slots(
         &mut self,
         r: &mut Reflection,
         viewport: Option<u32>,
-    ) -> Result<Option<u32>, Diagnostic> {
+        point_size: Option<u32>,
+    ) -> Result<(Option<u32>, Option<u32>), Diagnostic> {
         let mut next = self
             .uniforms
             .iter()
@@ -441,10 +473,15 @@ impl Lower<'_> {
         if viewport.is_some() {
             next += 2;
         }
+        let ps = next;
+        if point_size.is_some() {
+            next += 1;
+        }
         let lit_base = next;
         for (id, k) in self.uniforms.iter().enumerate() {
             match *k {
                 UniKey::Viewport(v) => slots[id] = vp + v,
+                UniKey::PointSize => slots[id] = ps,
                 UniKey::Literal(e) => slots[id] = lit_base + e,
                 _ => {}
             }
@@ -466,6 +503,6 @@ impl Lower<'_> {
         r.uniforms.sort_by_key(|u| u.slot);
         r.uniform_slots = total;
         self.prog.map_uniforms(|id| slots[id as usize]);
-        Ok(viewport.map(|_| vp))
+        Ok((viewport.map(|_| vp), point_size.map(|_| ps)))
     }
 }
