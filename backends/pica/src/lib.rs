@@ -37,6 +37,7 @@ pub mod disasm;
 pub mod encode;
 pub mod float24;
 pub mod flow_emit;
+pub mod flow_fill;
 pub mod gs;
 pub mod instr;
 pub mod isa;
