@@ -42,6 +42,7 @@ pub mod gs;
 pub mod instr;
 pub mod isa;
 pub mod lower;
+pub mod mov_merge;
 pub mod outmap;
 pub mod regalloc;
 pub mod shbin;
