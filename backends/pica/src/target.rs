@@ -311,6 +311,8 @@ pub(crate) fn compile_stage(
         }
     }
     let loops = items.contains(&Item::Flow(Flow::Loop));
+    crate::mov_merge::merge_movs(&mut items);
+    crate::flow_fill::fill_nop_slots(&mut items);
     let mut instrs = flow_emit::layout(&items)?;
     instrs.push(Instr::END);
     if let Some(i) = instrs

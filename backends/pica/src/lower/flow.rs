@@ -410,7 +410,7 @@ impl Lower<'_> {
             if m.opcode(d) != OpCode::Phi {
                 continue;
             }
-            let regs = self.phi_reg(d)?;
+            let regs = self.phi_reg(cfg, d, to)?;
             let Some(v) = Phi::of(m.op(d))
                 .pairs()
                 .find(|p| p.0 == Some(from_label))
@@ -462,10 +462,22 @@ impl Lower<'_> {
         Ok(())
     }
 
-    /// The register of phi `d` (created on first use).
-    fn phi_reg(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
+    /// The register of phi `d` of block `b` (created on first use): the register of the phi
+    /// it feeds when that is its only use, `b` branches straight to that phi's block and that
+    /// block is no loop header (a nested selection's result passed on to the enclosing one is
+    /// then written where the enclosing one wants it, with no copy between the two merges; the
+    /// enclosing phi's register is written only on paths that end in its block, so nothing reads
+    /// it before).
+    fn phi_reg(&mut self, cfg: &Cfg, d: SsaDef, b: Block) -> Result<Comps, Diagnostic> {
         if let Some(v) = self.values.get(&d) {
             return Ok(v.clone());
+        }
+        if let Some((p, pb)) = self.sole_phi_use(cfg, d, b) {
+            let regs = self.phi_reg(cfg, p, pb)?;
+            if Some(regs.len() as u64) == flat_size(&self.m.op(d).ty) {
+                self.values.insert(d, regs.clone());
+                return Ok(regs);
+            }
         }
         let op = self.m.op(d);
         let n = flat_size(&op.ty)
@@ -486,6 +498,33 @@ impl Lower<'_> {
             .collect();
         self.values.insert(d, comps.clone());
         Ok(comps)
+    }
+}
+
+impl Lower<'_> {
+    /// The phi `p` (and its block) that is the only use of phi `d` of block `b`, when `b` ends
+    /// in a plain branch to `p`'s block and that block is not a loop header.
+    fn sole_phi_use(&self, cfg: &Cfg, d: SsaDef, b: Block) -> Option<(SsaDef, Block)> {
+        let m = self.m;
+        let t = cfg.block(b).terminator?;
+        if m.opcode(t) != OpCode::Branch {
+            return None;
+        }
+        let to = cfg.block_of_label(Branch::of(m.op(t)).target()?)?;
+        if matches!(
+            cfg::construct(m, cfg.block(to).label),
+            Some((Construct::StructuredLoop, ..))
+        ) {
+            return None;
+        }
+        let mut uses = m
+            .code()
+            .filter(|&u| m.op(u).operands.iter().any(|o| o.as_ref() == Some(d)));
+        let p = uses.next()?;
+        if uses.next().is_some() || m.opcode(p) != OpCode::Phi || !cfg.block(to).ops.contains(&p) {
+            return None;
+        }
+        Some((p, to))
     }
 }
 
