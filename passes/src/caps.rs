@@ -39,6 +39,11 @@ pub struct TargetCaps {
     /// Ops both arms of a selection may hold together for if-conversion where the target has
     /// branches (more where branches are slow); unlimited where it has none.
     pub if_convert_limit: u16,
+    /// What one `Select` costs, in the ops `if_convert_limit` counts: each phi of a selection's
+    /// merge becomes one, so it adds this to the selection's cost. 0 where a select is no
+    /// dearer than the branch it replaces (one instruction); more where selects are sequences
+    /// (AGAL has none: an exact select is at least six instructions).
+    pub select_cost: u16,
 }
 
 impl TargetCaps {
@@ -61,6 +66,7 @@ impl TargetCaps {
         vectorize: false,
         min_dot_terms: 2,
         if_convert_limit: 8,
+        select_cost: 0,
     };
 }
 
@@ -83,6 +89,7 @@ pub(crate) mod test_profiles {
         vectorize: true,
         min_dot_terms: 4,
         if_convert_limit: 16,
+        select_cost: 0,
     };
     /// Like PICA200: D3D9 multiplies and dot products natively.
     pub const PICA_LIKE: TargetCaps = TargetCaps {
@@ -103,6 +110,7 @@ pub(crate) mod test_profiles {
         vectorize: true,
         min_dot_terms: 3,
         if_convert_limit: 16,
+        select_cost: 0,
     };
     /// Like AGAL version 1: no branches, no loops.
     pub const AGAL_LIKE: TargetCaps = TargetCaps {
@@ -117,6 +125,7 @@ pub(crate) mod test_profiles {
         vectorize: true,
         min_dot_terms: 3,
         if_convert_limit: 8,
+        select_cost: 0,
     };
 }
 

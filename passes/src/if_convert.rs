@@ -34,6 +34,10 @@
 //!   one (Lima, PICA) declare a larger limit (16 ops in both arms together).
 //! - Default (dxbc-spirv / SPIR-V consumers): up to 8 ops, the usual "both sides cheaper than
 //!   a branch" heuristic.
+//! - Each phi of the merge block adds [`TargetCaps::select_cost`] (0 on most targets, where a
+//!   select is one instruction): where a select is a sequence (AGAL: six instructions at
+//!   least), a selection whose arms compute little but choose several values is dearer
+//!   converted than branched.
 //!
 //! The work per round is linear in the function; rounds are bounded by the nesting depth.
 
@@ -73,7 +77,7 @@ pub fn convert(m: &mut Module, cx: &PassContext) -> Result<usize, PassError> {
             let mut round = false;
             let blocks: Vec<Block> = cfg.blocks().collect();
             for &b in blocks.iter().rev() {
-                let Ok(Some(plan)) = analyze(m, &cfg, b) else {
+                let Ok(Some(plan)) = analyze(m, &cfg, b, cx.caps.select_cost) else {
                     continue;
                 };
                 if limit.is_some_and(|l| plan.cost > l) {
@@ -128,7 +132,7 @@ fn report_remaining(
         if !matches!(m.opcode(t), OpCode::BranchConditional | OpCode::Switch) {
             continue;
         }
-        let (op, why) = match analyze(m, &cfg, b) {
+        let (op, why) = match analyze(m, &cfg, b, caps.select_cost) {
             Err(e) => e,
             Ok(_) => (
                 t,
@@ -160,7 +164,12 @@ struct Plan {
 }
 
 /// `Ok(None)`: not an if/else header; `Err((op, why))`: a selection that cannot be converted.
-fn analyze(m: &Module, cfg: &Cfg, b: Block) -> Result<Option<Plan>, (SsaDef, String)> {
+fn analyze(
+    m: &Module,
+    cfg: &Cfg,
+    b: Block,
+    select_cost: u16,
+) -> Result<Option<Plan>, (SsaDef, String)> {
     let Some(term) = cfg.block(b).terminator else {
         return Ok(None);
     };
@@ -200,8 +209,11 @@ fn analyze(m: &Module, cfg: &Cfg, b: Block) -> Result<Option<Plan>, (SsaDef, Str
         ));
     }
     for &d in &cfg.block(merge).ops {
-        if m.opcode(d) == OpCode::Phi && m.ty(d).as_basic().is_none() {
-            return Err((d, "a phi of a non-basic type".into()));
+        if m.opcode(d) == OpCode::Phi {
+            if m.ty(d).as_basic().is_none() {
+                return Err((d, "a phi of a non-basic type".into()));
+            }
+            cost += usize::from(select_cost);
         }
     }
     Ok(Some(Plan {

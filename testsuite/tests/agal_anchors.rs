@@ -1,8 +1,8 @@
-//! The AGAL anchor programs (reference §10: hand-written Starling and Away3D programs with their
-//! token counts), rewritten as IR under `testsuite/bench/agal/`: each compiles, matches the
-//! interpreter in the AGAL simulator on 8 seeded input sets, and takes no more tokens than the
-//! hand-written program. `cargo test --release -p irc-testsuite --test agal_anchors --
-//! --nocapture` prints the table.
+//! The AGAL anchor programs (reference §10: hand-written Starling and Away3D programs and two
+//! of Ruffle's test programs, with their token counts), rewritten as IR under
+//! `testsuite/bench/agal/`: each compiles, matches the interpreter in the AGAL simulator on 8
+//! seeded input sets, and takes no more tokens than the hand-written program. `cargo test
+//! --release -p irc-testsuite --test agal_anchors -- --nocapture` prints the table.
 
 use irc_testsuite::corpus::Outcome;
 use irc_testsuite::harness::check_shader;
@@ -20,6 +20,7 @@ const ANCHORS: &[(&str, &str, u32)] = &[
     // The 28-token revision of SegmentPass (`backends/agal/tests/agal/anchors.rs`).
     ("away3d_segment.vs.ir", "agal-vp", 28),
     ("molehill_julia.fs.ir", "agal-fp", 197),
+    ("raytrace.fs.ir", "agal-fp", 833),
 ];
 
 #[test]

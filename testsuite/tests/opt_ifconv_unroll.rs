@@ -269,3 +269,22 @@ fn agal_reports_what_it_cannot_flatten() {
         assert_eq!(control_flow_left(&m), 0, "{path}");
     }
 }
+
+#[test]
+fn each_phi_adds_the_select_cost() {
+    // diamond.ir: an if/else of 3 ops and a one-armed if of 1 op, each merging one phi.
+    let caps = |select_cost| TargetCaps {
+        if_convert_limit: 4,
+        select_cost,
+        ..TargetCaps::DEFAULT
+    };
+    // 3 + 1·1 ≤ 4 and 1 + 1 ≤ 4: both converted.
+    let mut m = filetest_module("if-convert/diamond.ir");
+    run_with(&mut m, "if-convert", caps(1)).expect("runs");
+    assert_eq!(control_flow_left(&m), 0);
+    // 3 + 2 > 4 stays, 1 + 2 ≤ 4 is converted.
+    let mut m = filetest_module("if-convert/diamond.ir");
+    run_with(&mut m, "if-convert", caps(2)).expect("runs");
+    verifier::verify(&m).expect("valid");
+    assert_eq!(control_flow_left(&m), 1);
+}

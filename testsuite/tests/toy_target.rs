@@ -36,6 +36,7 @@ const CAPS: TargetCaps = TargetCaps {
     vectorize: false,
     min_dot_terms: 2,
     if_convert_limit: 0,
+    select_cost: 0,
 };
 
 // Encoding: one opcode byte, then operands.

@@ -18,14 +18,20 @@ pub const CAPS: TargetCaps = TargetCaps {
     vectorize: true,
     min_dot_terms: 3,
     if_convert_limit: 8,
+    select_cost: 6,
 };
 
-/// The capabilities the `agal-fp`/`agal-vp` pipeline runs with: [`CAPS`], except that a
-/// selection `if-convert` cannot turn into selects (an arm holding `Demote`) is left to the
-/// code generator, which predicates it (`lower::flow`), instead of stopping the pipeline; every
-/// other selection is still converted, whatever its size (`if_convert_limit` unbounded).
+/// The capabilities the `agal-fp`/`agal-vp` pipeline runs with: [`CAPS`], except that the
+/// selections `if-convert` leaves are lowered by the code generator, which can run them in
+/// every version: predicated (`lower::flow`: straight-line code with exact selects, as
+/// `if-convert` would give) and, for AGAL 2 and 3, also as conditionals (`lower::branch`),
+/// keeping the shorter program. So only selections that are no dearer as straight-line code
+/// than as a conditional are converted: an exact select is at least six instructions
+/// (`select_cost`), a conditional two (`ife`/`ine`/`ifl` and `eif`: `if_convert_limit`),
+/// and the arms' ops are the same either way.
 pub const PIPELINE_CAPS: TargetCaps = TargetCaps {
     branches: true,
-    if_convert_limit: u16::MAX,
+    if_convert_limit: 2,
+    select_cost: 6,
     ..CAPS
 };

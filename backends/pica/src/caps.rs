@@ -26,4 +26,5 @@ pub const CAPS: TargetCaps = TargetCaps {
     vectorize: true,
     min_dot_terms: 3,
     if_convert_limit: 2,
+    select_cost: 0,
 };

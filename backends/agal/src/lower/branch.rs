@@ -17,7 +17,10 @@
 //!   result is: it reads the operand on all lanes of the quad); the others must be samples at
 //!   a varying read directly (#3741) or are unsupported (derivatives: #3742);
 //! * then `ine c, 0` opens `T` (`els` before `F`), or `ife c, 0` opens `F` when `T` is `M`;
-//!   `eif` is emitted when `M` is reached.
+//!   `eif` is emitted when `M` is reached. Where `c` is a scalar comparison only the branch
+//!   reads, the conditional compares its operands instead (`ife a, b` for `a == b`, `ine` for
+//!   `≠`, `ifl a, b` for `a < b` and `ifl b, a` for `a > b`; `Lower::compare_in_branch`),
+//!   one instruction fewer.
 //!
 //! Register allocation stays a linear scan in program order: for these acyclic structured
 //! programs a value's interval from first write to last read contains every point where it is
@@ -28,7 +31,7 @@
 
 use irc_backend::Diagnostic;
 use irc_ir::analysis::cfg::{self, Block, Cfg};
-use irc_ir::format::{BranchConditional, Deriv, ImageSample, Phi, Store};
+use irc_ir::format::{Arith, BranchConditional, Deriv, ImageSample, Phi, Store};
 use irc_ir::{Construct, EntityRef, OpCode, SsaDef};
 
 use super::{Base, Comp, Comps, Lower, MDst, MInst, MSrc};
@@ -233,17 +236,68 @@ impl Lower<'_> {
         } else {
             (Opcode::Ine, Some(ff))
         };
-        let mut cs = self.src(&[c]);
-        let zero = self.src(&[Comp::Lit(0.0)]);
-        if matches!(cs.base, Base::Const(_)) {
-            cs = self.in_temp(&cs);
+        let negate = opcode == Opcode::Ife;
+        if let Some((opcode, srcs)) = self.compare_in_branch(v.cond(), negate, else_block)? {
+            self.emit_cf(opcode, srcs);
+        } else {
+            let mut cs = self.src(&[c]);
+            let zero = self.src(&[Comp::Lit(0.0)]);
+            if matches!(cs.base, Base::Const(_)) {
+                cs = self.in_temp(&cs);
+            }
+            self.emit_cf(opcode, vec![cs, zero]);
         }
-        self.emit_cf(opcode, vec![cs, zero]);
         let f = self.frames.last_mut().expect("pushed");
         f.else_block = else_block;
         f.arm_start = self.prog.insts.len();
         f.gathered = self.gathered.len();
         Ok(())
+    }
+
+    /// The conditional that compares the operands of the scalar comparison `cond` itself
+    /// (`ife a, b` for `a == b`, …) when the branch is its only reader: the `seq`/`sne`/`slt`
+    /// computing it then goes ([`super::dce`]). `negate`: the conditional opens where `cond`
+    /// is false. An equality negates exactly (`!(a == b)` is the unordered `a != b`, as `ine`
+    /// is); `a < b` (`ifl`) and `a > b` (`ifl b, a`) do not (NaN), so they are used only
+    /// unnegated and without an else arm: [`remove_empty_arms`] inverts the condition of a
+    /// conditional whose then arm ends up empty.
+    fn compare_in_branch(
+        &mut self,
+        cond: Option<SsaDef>,
+        negate: bool,
+        else_block: Option<Block>,
+    ) -> Result<Option<(Opcode, Vec<MSrc>)>, Diagnostic> {
+        let Some(cond) = cond else {
+            return Ok(None);
+        };
+        if self.m.uses(cond).len() != 1 {
+            return Ok(None);
+        }
+        let op = self.m.op(cond).clone();
+        let (Some(a), Some(b)) = (Arith::of(&op).a(), Arith::of(&op).b()) else {
+            return Ok(None);
+        };
+        let (opcode, x, y) = match (op.opcode, negate) {
+            (OpCode::FEq | OpCode::BEq, false) | (OpCode::FNe | OpCode::BNe, true) => {
+                (Opcode::Ife, a, b)
+            }
+            (OpCode::FNe | OpCode::BNe, false) | (OpCode::FEq | OpCode::BEq, true) => {
+                (Opcode::Ine, a, b)
+            }
+            (OpCode::FLt, false) if else_block.is_none() => (Opcode::Ifl, a, b),
+            (OpCode::FGt, false) if else_block.is_none() => (Opcode::Ifl, b, a),
+            _ => return Ok(None),
+        };
+        let (x, y) = (self.value(x)?, self.value(y)?);
+        if x.len() != 1 || y.len() != 1 {
+            return Ok(None);
+        }
+        let sx = self.src(&x);
+        let mut sy = self.src(&y);
+        if matches!(sx.base, Base::Const(_)) && matches!(sy.base, Base::Const(_)) {
+            sy = self.in_temp(&sy);
+        }
+        Ok(Some((opcode, vec![sx, sy])))
     }
 
     /// Lowers, before the conditional, the quad ops of `body` whose operands are known.
@@ -343,13 +397,20 @@ pub fn remove_empty_arms(code: &mut Vec<Instruction>) {
             let (a, b) = (code[i].op.class(), code[i + 1].op.class());
             match (a, b) {
                 (OpClass::If, OpClass::Else) => {
-                    code[i].op = match code[i].op {
-                        Opcode::Ife => Opcode::Ine,
-                        Opcode::Ine => Opcode::Ife,
-                        o => o,
+                    // Only equality negates exactly; `ifl`/`ifg` never have an else arm here
+                    // (`Lower::compare_in_branch`). Left alone, the validator would report it.
+                    let inverse = match code[i].op {
+                        Opcode::Ife => Some(Opcode::Ine),
+                        Opcode::Ine => Some(Opcode::Ife),
+                        _ => None,
                     };
-                    code.remove(i + 1);
-                    changed = true;
+                    if let Some(o) = inverse {
+                        code[i].op = o;
+                        code.remove(i + 1);
+                        changed = true;
+                    } else {
+                        i += 1;
+                    }
                 }
                 (OpClass::Else, OpClass::EndIf) => {
                     code.remove(i);

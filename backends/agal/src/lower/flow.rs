@@ -1,6 +1,7 @@
 //! Control flow by predication: the selections the optimizer leaves (arms holding a `Demote`,
-//! which `if-convert` does not speculate, and every selection at `-O0`) become straight-line
-//! code, which every AGAL version can run. Arms holding an implicit-LOD sample or a derivative
+//! which `if-convert` does not speculate; those cheaper as AGAL 2 conditionals, which it keeps,
+//! `crate::caps::PIPELINE_CAPS`; every selection at `-O0`) become straight-line code, which
+//! every AGAL version can run. Arms holding an implicit-LOD sample or a derivative
 //! are not predicated: speculated, they would run on all lanes of a quad where the source runs
 //! them on some, which D3D leaves undefined. For AGAL 2 and 3 the target also lowers the
 //! program with real conditionals ([`super::branch`], [`super::FlowMode::Branched`]), which run

@@ -19,4 +19,5 @@ pub const CAPS: TargetCaps = TargetCaps {
     vectorize: false,
     min_dot_terms: u8::MAX,
     if_convert_limit: u16::MAX,
+    select_cost: 0,
 };

@@ -20,4 +20,5 @@ pub const CAPS: TargetCaps = TargetCaps {
     vectorize: true,
     min_dot_terms: 4,
     if_convert_limit: 16,
+    select_cost: 0,
 };
