@@ -155,7 +155,11 @@ fn op1(opcode: OpCode, flags: OpFlags, ty: &Type, a: SsaDef) -> Op {
 
 /// The components of constant `x`, if it is one.
 fn comps(m: &Module, x: SsaDef) -> Option<SmallVec<[Scalar; 4]>> {
-    const_value(m, x)?.components()
+    match const_value(m, x)? {
+        Value::Scalar(s) => Some(smallvec::smallvec![s]),
+        Value::Vector(v) => Some(v),
+        _ => None,
+    }
 }
 
 /// True if `x` is a float constant each of whose components is bitwise `v` (as f64).

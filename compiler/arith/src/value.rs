@@ -344,6 +344,16 @@ pub fn constant_scalar(t: ScalarType, lit: u64) -> Scalar {
 /// Decodes the literals of a `Constant` op. `None` if the literal count does not match.
 #[inline]
 pub fn constant_value(ty: &Type, lits: &[u64]) -> Option<Value> {
+    // Scalars and vectors (nearly every constant) directly, as `build_value` would build them.
+    if let Some(b) = ty.as_basic() {
+        if usize::from(b.vec_size()) != lits.len() {
+            return None;
+        }
+        let t = b.scalar_type();
+        return Some(Value::from_components(
+            lits.iter().map(|&l| constant_scalar(t, l)).collect(),
+        ));
+    }
     if ty.flattened_scalar_count()? != lits.len() as u64 {
         return None;
     }

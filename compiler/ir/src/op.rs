@@ -57,12 +57,25 @@ impl From<Option<SsaDef>> for Operand {
 pub type Operands = SmallVec<[Operand; 4]>;
 
 /// One op.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Op {
     pub opcode: OpCode,
     pub flags: OpFlags,
     pub ty: Type,
     pub operands: Operands,
+}
+
+/// Operands are `Copy`: the list is copied with `from_slice` (a plain copy, not the
+/// element-by-element `extend` of the derived clone; passes copy ops often).
+impl Clone for Op {
+    fn clone(&self) -> Op {
+        Op {
+            opcode: self.opcode,
+            flags: self.flags,
+            ty: self.ty.clone(),
+            operands: Operands::from_slice(&self.operands),
+        }
+    }
 }
 
 impl Op {

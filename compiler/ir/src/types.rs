@@ -198,10 +198,21 @@ pub const MAX_STRUCT_MEMBERS: usize = 512;
 /// A full type: zero members = void; one member = scalar/vector; two or more = struct;
 /// optionally an array of that with up to three dimensions. `array_dims()[0]` is the
 /// **innermost** dimension; an outermost size of 0 means an unbounded (runtime) array.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+#[derive(Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
 pub struct Type {
     members: SmallVec<[BasicType; 2]>,
     dims: SmallVec<[u32; 1]>,
+}
+
+/// A copy of the two lists (`from_slice`: a plain copy, not the element-by-element
+/// `extend` of the derived clone; types are copied with most ops).
+impl Clone for Type {
+    fn clone(&self) -> Type {
+        Type {
+            members: SmallVec::from_slice(&self.members),
+            dims: SmallVec::from_slice(&self.dims),
+        }
+    }
 }
 
 impl Type {

@@ -127,10 +127,14 @@ impl Cfg {
         for d in f.body(m) {
             let opcode = m.opcode(d);
             if opcode == OpCode::Label {
+                // Room for a typical block up front: growing from one slot reallocates
+                // several times per block, and the CFG is rebuilt often.
+                let mut ops = Vec::with_capacity(16);
+                ops.push(d);
                 let b = cfg.blocks.push(BlockData {
                     label: d,
                     terminator: None,
-                    ops: vec![d],
+                    ops,
                     succs: SmallVec::new(),
                     preds: SmallVec::new(),
                 });
