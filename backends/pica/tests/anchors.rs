@@ -194,4 +194,9 @@ fn assembler_errors_carry_line_and_column() {
     assert!(e.msg.contains("erratum 2"), "{e}");
     assert_eq!(e.line, 2);
     assert!(matches!(Instr::NOP, Instr::Plain(_)));
+    // Fuzz finding (pica_asm long run): offsets whose sum overflows i64 are an error, not a panic.
+    let big = i64::MAX;
+    let e = assemble(&format!(".proc main\n  mov r0, c0[{big}+{big}]\n.end\n")).unwrap_err();
+    assert!(e.msg.contains("too large"), "{e}");
+    assert_eq!(e.line, 2);
 }

@@ -360,9 +360,12 @@ impl Asm {
                     }
                     index = i;
                 } else {
-                    offset += parse_int(p)
+                    let v = parse_int(p)
                         .filter(|v| *v >= 0)
                         .ok_or_else(|| self.err(col, format!("invalid register offset `{p}`")))?;
+                    offset = offset
+                        .checked_add(v)
+                        .ok_or_else(|| self.err(col, format!("register offset `{p}` too large")))?;
                 }
             }
             rest = &r[close + 1..];
