@@ -289,7 +289,9 @@ impl Lower<'_> {
             _ => return Ok(None),
         };
         let (x, y) = (self.value(x)?, self.value(y)?);
-        if x.len() != 1 || y.len() != 1 {
+        // One value on both sides: the runtime rejects a conditional reading one source twice
+        // (#3758), so the comparison is computed into a register instead.
+        if x.len() != 1 || y.len() != 1 || x == y {
             return Ok(None);
         }
         let sx = self.src(&x);
