@@ -959,31 +959,34 @@ impl Lower<'_> {
                     let (elem, comp) = (member(0), member(1));
                     let c = super::io::const_index(self.m, comp)
                         .ok_or_else(|| self.diag(d, "dynamic component index"))?;
-                    (elem, c as u8)
+                    (elem, u8::try_from(c).unwrap_or(u8::MAX))
                 } else if flat_size(&aop.ty) == Some(2) {
                     if aop.opcode != OpCode::Constant {
                         return Err(self.diag(d, "vector address"));
                     }
                     let c = Constant::of(aop).scalar(1).unwrap_or(0);
-                    (None, c as u8)
+                    (None, u8::try_from(c).unwrap_or(u8::MAX))
                 } else {
                     (Some(a), 0)
                 }
             }
         };
+        if usize::from(comp) + usize::from(width) > 4 {
+            return Err(self.diag(d, "constant-buffer component index beyond the vector"));
+        }
         let swz_base = comp;
         let const_elem = match (elem, addr) {
             (None, Some(a)) => Constant::try_of(self.m.op(a)).and_then(|c| c.scalar(0)),
             _ => super::io::const_index(self.m, elem),
         };
-        let (slot, offset) = match const_elem {
+        let (slot, offset) = match const_elem.map(|i| u32::try_from(i).unwrap_or(u32::MAX)) {
             Some(i) => match &arr.layout {
                 UniformLayout::Dense(map) => (
-                    *map.get(&(i as u32))
+                    *map.get(&i)
                         .ok_or_else(|| self.diag(d, "constant element without a slot"))?,
                     None,
                 ),
-                UniformLayout::Whole { base, len } => (base + (i as u32).min(*len), None),
+                UniformLayout::Whole { base, len } => (base + i.min(*len), None),
             },
             None => {
                 let UniformLayout::Whole { base, len } = arr.layout else {
