@@ -43,6 +43,7 @@ pub mod instr;
 pub mod isa;
 pub mod lower;
 pub mod mov_merge;
+pub mod outline;
 pub mod outmap;
 pub mod regalloc;
 pub mod shbin;

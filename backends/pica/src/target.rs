@@ -10,8 +10,8 @@
 
 use irc_backend::regalloc::Allocation;
 use irc_backend::{
-    CompileOptions, Container, Denormals, Diagnostic, Diagnostics, Oracle, Output, Pipeline,
-    PipelineKind, Simulator, Stats, Target, TargetCaps, Tolerance, UniformSource,
+    CompileOptions, Container, Denormals, Diagnostic, Diagnostics, OptionSpec, Oracle, Output,
+    Pipeline, PipelineKind, Simulator, Stats, Target, TargetCaps, Tolerance, UniformSource,
 };
 use irc_ir::{Module, ShaderStage};
 
@@ -25,6 +25,21 @@ use crate::{decode, disasm, encode, float24, lower, outmap, regalloc, shbin, sim
 /// [`Target::disassemble`]'s text: each part is one picasso source file (`picasso -o out.shbin
 /// a.v.pica b.g.pica`), and [`Target::assemble`] splits there again.
 pub const DVLE_SEPARATOR: &str = "; ---- next DVLE: a separate picasso source file ----";
+
+/// `-C outline=on|off`: repeated instruction runs become procedures ([`crate::outline`]).
+pub const OUTLINE: OptionSpec = OptionSpec {
+    name: "outline",
+    values: &[
+        (
+            "on",
+            "repeated instruction runs become procedures reached by CALL (fewer words; \
+             one more instruction executed per call)",
+        ),
+        ("off", "no procedures: every instruction inline"),
+    ],
+    default: "on",
+    help: "outline repeated instruction runs into procedures (code size)",
+};
 
 /// The PICA200 vertex shader target.
 #[derive(Debug, Clone, Copy, Default)]
@@ -52,6 +67,9 @@ impl Target for PicaVs {
             caps: crate::CAPS,
             legacy_mul_ieee: false,
         }
+    }
+    fn options(&self) -> &'static [OptionSpec] {
+        &[OUTLINE]
     }
     fn compile(&self, module: &Module, options: &CompileOptions) -> Result<Output, Diagnostics> {
         compile(module, options).map_err(Diagnostics::from)
@@ -313,8 +331,14 @@ pub(crate) fn compile_stage(
     let loops = items.contains(&Item::Flow(Flow::Loop));
     crate::mov_merge::merge_movs(&mut items);
     crate::flow_fill::fill_nop_slots(&mut items);
+    let procs = match options.get(&OUTLINE) {
+        "off" => Vec::new(),
+        _ => crate::outline::outline(&mut items),
+    };
     let mut instrs = flow_emit::layout(&items)?;
     instrs.push(Instr::END);
+    let main_len = instrs.len();
+    crate::outline::place_procedures(&mut instrs, &procs)?;
     if let Some(i) = instrs
         .windows(2)
         .position(|w| matches!(w, [Instr::Mova { .. }, Instr::Mova { .. }]))
@@ -344,7 +368,13 @@ pub(crate) fn compile_stage(
     })?;
     let decoded = decode::decode_program(&words, &descs)
         .map_err(|e| internal(format!("the decoder rejects the encoder's output: {e}")))?;
-    let disassembly = disasm::disassemble_program(&decoded, &[(0, Some(words.len()))]);
+    let mut pieces = vec![(0, Some(main_len))];
+    let mut at = main_len;
+    for p in &procs {
+        pieces.push((at, Some(at + p.len())));
+        at += p.len();
+    }
+    let disassembly = disasm::disassemble_program(&decoded, &pieces);
     let mut reflection = lowered.reflection;
     if loops {
         // The loop counter's int uniform (a DEF constant: `.consti`).
@@ -354,7 +384,7 @@ pub(crate) fn compile_stage(
         });
     }
     let outmap = outmap::build(module, &reflection.outputs);
-    let end = words.len() as u32;
+    let end = main_len as u32;
     let mut sh = container(
         &words,
         &descs,
@@ -364,6 +394,8 @@ pub(crate) fn compile_stage(
         &reflection,
         &outmap,
     );
+    // The entry procedure ends at END; outlined procedures follow it.
+    sh.dvles[0].endmain = end;
     if let Some(gs) = &lowered.gs {
         crate::gs::mark_geometry(&mut sh.dvles[0], gs);
     }

@@ -62,6 +62,9 @@ impl Target for PicaGs {
             legacy_mul_ieee: false,
         }
     }
+    fn options(&self) -> &'static [irc_backend::OptionSpec] {
+        &[crate::target::OUTLINE]
+    }
     fn compile(&self, module: &Module, options: &CompileOptions) -> Result<Output, Diagnostics> {
         crate::target::compile_stage(module, options, ShaderStage::Geometry)
             .map_err(Diagnostics::from)
