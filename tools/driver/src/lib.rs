@@ -256,6 +256,43 @@ fn check_limits(m: &Module) -> Result<(), Diagnostics> {
     }
 }
 
+/// Every target's I/O registers are vec4s, as D3D's are: an input or output declared at
+/// component `c` with an `n`-component type must fit (`c + n ≤ 4`). Verifier-clean IR from
+/// other producers may say otherwise; that is `Unsupported` at the declaration, never a
+/// wrapped lane.
+fn check_io_components(m: &Module) -> Result<(), Diagnostics> {
+    use irc_ir::format::{DclInput, DclOutput};
+    use irc_ir::OpCode;
+    for d in m.iter() {
+        let op = m.op(d);
+        let component = match op.opcode {
+            OpCode::DclInput => DclInput::of(op).component(),
+            OpCode::DclOutput => DclOutput::of(op).component(),
+            _ => continue,
+        };
+        let width: u64 = op
+            .ty
+            .members()
+            .iter()
+            .map(|t| u64::from(t.vec_size()))
+            .max()
+            .unwrap_or(0);
+        let component = component.unwrap_or(0);
+        if component.saturating_add(width) > 4 {
+            let mut e = Diagnostic::unsupported(
+                None,
+                format!(
+                    "an I/O declaration at component {component} with {width} components \
+                     reaches past its vec4 register"
+                ),
+            );
+            e.op = Some((d, op.opcode));
+            return Err(e.into());
+        }
+    }
+    Ok(())
+}
+
 /// A shader of a stage `target` does not compile is `Unsupported`, with one message per
 /// target (`lima-fp compiles pixel shaders only`) so that tables of reasons group them.
 /// Modules without an entry point are left to the target.
@@ -297,6 +334,7 @@ pub(crate) fn run_pipeline(
     check_limits(m)?;
     input::verify(m)?;
     check_stage(m, target)?;
+    check_io_components(m)?;
     let pipeline = target.pipeline(&options.backend);
     pm.context.opt_level = options.backend.opt_level;
     pm.context.legacy_state = options.legacy_state.clone();

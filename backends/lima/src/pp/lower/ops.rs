@@ -825,9 +825,10 @@ impl Lower<'_> {
                 let first = match addr {
                     None => 0,
                     Some(a) => super::io::const_index(self.m, Some(a))
-                        .ok_or_else(|| self.diag(d, "dynamically indexed varying"))?
-                        as u8,
+                        .ok_or_else(|| self.diag(d, "dynamically indexed varying"))?,
                 };
+                let first = within_vec4(first, c0, usize::from(width))
+                    .ok_or_else(|| self.diag(d, "varying component index beyond the vector"))?;
                 self.io.varying(
                     IoSource::Location {
                         location: loc,
@@ -1046,11 +1047,12 @@ impl Lower<'_> {
         let first = match store.address() {
             None => 0,
             Some(a) => super::io::const_index(self.m, Some(a))
-                .ok_or_else(|| self.diag(d, "dynamically indexed output"))?
-                as u8,
+                .ok_or_else(|| self.diag(d, "dynamically indexed output"))?,
         };
         let value_def = store.value().ok_or_else(|| self.diag(d, "no value"))?;
         let vals = self.value(value_def)?;
+        let first = within_vec4(first, 0, vals.len())
+            .ok_or_else(|| self.diag(d, "output component index beyond the vector"))?;
         // Let the op computing the value write the output register directly.
         if self.m.uses(value_def).len() == 1 {
             if let Some(v) = fresh_vreg(&vals) {
@@ -1356,4 +1358,12 @@ pub fn component(s: Src, i: u8) -> Src {
         Operand::Texture(swz) => Operand::Texture([swz[i]; 4]),
     };
     Src { op, ..s }
+}
+
+/// `first` as a component index when components `base + first .. base + first + width` lie
+/// within one vec4 (an out-of-range constant index in verifier-clean IR is an error, never a
+/// wrapped or overflowing mask).
+fn within_vec4(first: impl TryInto<u8>, base: u8, width: usize) -> Option<u8> {
+    let first: u8 = first.try_into().ok()?;
+    (usize::from(base) + usize::from(first) + width <= 4).then_some(first)
 }
