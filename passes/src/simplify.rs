@@ -61,6 +61,12 @@
 //!   `BOr x x → x`; `BAnd x false → false`; `BOr x true → true`; `BEq x false`,
 //!   `BNe x true → BNot x`; `BEq x x → true`, `BNe x x → false`.
 //!
+//! Distribution (exact): an integer op or a `Cast` whose operands are constants except one
+//! single-use `Select c k1 k2` with constant arms becomes `Select c (op … k1 …) (op … k2 …)`,
+//! both arms folded as `const-fold` would. This is D3D10's mask idiom, `IAnd (Select c ~0 0)
+//! 0x3f800000` read as a float (`Cast`): it ends as `Select c 1.0 0.0`, which targets without
+//! integers execute (`int-to-float` refuses the `~0` the mask select holds).
+//!
 //! Select (exact): `Select c x x → x`; `Select true a b → a`, `Select false a b → b`;
 //! `Select (BNot c) a b → Select c b a`; on bool `Select c true false → c`,
 //! `Select c false true → BNot c`.
@@ -305,7 +311,14 @@ fn rules_of(o: OpCode) -> Option<Rules> {
 
 /// The rule that applies to `d`, if any (creating the constants it needs).
 fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
-    let rules = rules_of(m.opcode(d))?;
+    let opcode = m.opcode(d);
+    if matches!(rules_of(opcode), Some(Rules::Integer)) || opcode == OpCode::Cast {
+        let op = m.op(d).clone();
+        if let Some(a) = distribute_over_select(m, &op) {
+            return Some(a);
+        }
+    }
+    let rules = rules_of(opcode)?;
     let op = m.op(d).clone();
     match rules {
         Rules::Phi => phi(m, d, &op),
@@ -705,6 +718,48 @@ fn boolean(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
         }
         _ => None,
     }
+}
+
+/// `op (… Select c k1 k2 …)` with every other operand constant → `Select c (op … k1 …)
+/// (op … k2 …)`, when the select has constant arms and no other user.
+fn distribute_over_select(m: &mut Module, op: &Op) -> Option<Action> {
+    let mut sel = None;
+    let mut args: SmallVec<[Option<Value>; 4]> = SmallVec::new();
+    for (_, a) in op.refs() {
+        let a = a?;
+        if let Some(v) = const_value(m, a) {
+            args.push(Some(v));
+        } else if sel.is_none() && m.opcode(a) == OpCode::Select && single_use(m, a) {
+            sel = Some((args.len(), a));
+            args.push(None);
+        } else {
+            return None;
+        }
+    }
+    let (at, s) = sel?;
+    // Same shape only (a scalar select broadcast into a vector op would need a vector condition).
+    if m.ty(s).as_basic()?.vec_size() != op.ty.as_basic()?.vec_size() {
+        return None;
+    }
+    let select = Select::of(m.op(s));
+    let (c, t, f) = (select.cond()?, select.if_true()?, select.if_false()?);
+    let (kt, kf) = (const_value(m, t)?, const_value(m, f)?);
+    let modes = irc_arith::FpModes::of_module(m);
+    let mut arm = |k: Value| -> Option<SsaDef> {
+        let mut vals: SmallVec<[Value; 4]> = SmallVec::new();
+        for (i, a) in args.iter().enumerate() {
+            vals.push(if i == at { k.clone() } else { a.clone()? });
+        }
+        let v = irc_arith::eval::fold_in(op, &vals, &op.ty, &modes)?;
+        make_constant(m, &op.ty, &v)
+    };
+    let (t, f) = (arm(kt)?, arm(kf)?);
+    let o = Op::new(OpCode::Select, op.ty.clone())
+        .with_flags(op.flags)
+        .arg(c)
+        .arg(t)
+        .arg(f);
+    Some(Action::Rewrite(o))
 }
 
 fn select(m: &mut Module, op: &Op) -> Option<Action> {
