@@ -318,6 +318,17 @@ fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
             return Some(a);
         }
     }
+    if opcode.is(irc_ir::Attrs::INT | irc_ir::Attrs::COMPARE) {
+        let op = m.op(d).clone();
+        if let Some(a) = distribute_over_select(m, &op) {
+            return Some(a);
+        }
+    }
+    if opcode == OpCode::CompositeConstruct {
+        if let Some(a) = splatted_select(m, d) {
+            return Some(a);
+        }
+    }
     let rules = rules_of(opcode)?;
     let op = m.op(d).clone();
     match rules {
@@ -759,6 +770,50 @@ fn distribute_over_select(m: &mut Module, op: &Op) -> Option<Action> {
         .arg(c)
         .arg(t)
         .arg(f);
+    Some(Action::Rewrite(o))
+}
+
+/// `CompositeConstruct x … x` of one `x = Select c k1 k2` (scalar condition, constant arms)
+/// → `Select (CompositeConstruct c … c) (k1 … k1) (k2 … k2)`, so that the rules above see the
+/// select through the splat (`INe (splat (Select c ~0 0)) 0` ends as the splatted `c`).
+fn splatted_select(m: &mut Module, d: SsaDef) -> Option<Action> {
+    let op = m.op(d).clone();
+    let parts = CompositeConstruct::of(&op).members();
+    let x = parts.first()?.as_ref()?;
+    let same = parts.iter().all(|p| p.as_ref() == Some(x));
+    if parts.len() < 2 || !same || m.opcode(x) != OpCode::Select {
+        return None;
+    }
+    let select = Select::of(m.op(x));
+    let (c, t, f) = (select.cond()?, select.if_true()?, select.if_false()?);
+    let n = op.ty.as_basic()?.vec_size();
+    if m.ty(c) != &Type::scalar(irc_ir::ScalarType::Bool) || usize::from(n) != parts.len() {
+        return None;
+    }
+    let splat_of = |m: &mut Module, k: SsaDef| -> Option<SsaDef> {
+        let v = const_value(m, k)?;
+        let Value::Scalar(s) = v else {
+            return None;
+        };
+        make_constant(
+            m,
+            &op.ty,
+            &Value::from_components((0..n).map(|_| s).collect()),
+        )
+    };
+    let (kt, kf) = (splat_of(m, t)?, splat_of(m, f)?);
+    let mut cond = Op::new(
+        OpCode::CompositeConstruct,
+        Type::vector(irc_ir::ScalarType::Bool, n),
+    );
+    for _ in 0..n {
+        cond = cond.arg(c);
+    }
+    let cv = m.insert_before(d, cond);
+    let o = Op::new(OpCode::Select, op.ty.clone())
+        .arg(cv)
+        .arg(kt)
+        .arg(kf);
     Some(Action::Rewrite(o))
 }
 
