@@ -378,10 +378,7 @@ impl Lower<'_> {
             )
         })?;
         if first + vals.len() > usize::from(self.outputs[k].n) {
-            return Err(Diagnostic::internal(
-                Some((d, OpCode::OutputStore)),
-                "component out of range",
-            ));
+            return Err(self.diag(d, "a constant output index beyond the declaration"));
         }
         self.fill_at(r, first as u8, vals, None);
         Ok(())

@@ -1325,9 +1325,9 @@ impl Lower<'_> {
             vals = self.select_on(p, &vals, &old, vals.len() as u8);
         }
         for (i, c) in vals.into_iter().enumerate() {
-            let slot = self.outputs[k].comps.get_mut(first + i).ok_or_else(|| {
-                Diagnostic::internal(Some((d, OpCode::OutputStore)), "component out of range")
-            })?;
+            let Some(slot) = self.outputs[k].comps.get_mut(first + i) else {
+                return Err(self.diag(d, "a constant output index beyond the declaration"));
+            };
             *slot = Some(c);
         }
         Ok(())
