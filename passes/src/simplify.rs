@@ -61,11 +61,15 @@
 //!   `BOr x x → x`; `BAnd x false → false`; `BOr x true → true`; `BEq x false`,
 //!   `BNe x true → BNot x`; `BEq x x → true`, `BNe x x → false`.
 //!
-//! Distribution (exact): an integer op or a `Cast` whose operands are constants except one
-//! single-use `Select c k1 k2` with constant arms becomes `Select c (op … k1 …) (op … k2 …)`,
+//! Distribution (exact): an integer op, integer comparison or `Cast` whose operands are
+//! constants except one `Select c k1 k2` with constant arms becomes
+//! `Select c (op … k1 …) (op … k2 …)`,
 //! both arms folded as `const-fold` would. This is D3D10's mask idiom, `IAnd (Select c ~0 0)
 //! 0x3f800000` read as a float (`Cast`): it ends as `Select c 1.0 0.0`, which targets without
-//! integers execute (`int-to-float` refuses the `~0` the mask select holds).
+//! integers execute (`int-to-float` refuses the `~0` the mask select holds). Around it:
+//! `CompositeConstruct s … s` of such a select → a select on the splatted condition;
+//! `IAnd`/`IOr` of two selects of the masks `~0`/`0` (true arm `~0`) → one select on `BAnd`/`BOr`
+//! of the conditions.
 //!
 //! Select (exact): `Select c x x → x`; `Select true a b → a`, `Select false a b → b`;
 //! `Select (BNot c) a b → Select c b a`; on bool `Select c true false → c`,
@@ -326,6 +330,11 @@ fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
     }
     if opcode == OpCode::CompositeConstruct {
         if let Some(a) = splatted_select(m, d) {
+            return Some(a);
+        }
+    }
+    if matches!(opcode, OpCode::IAnd | OpCode::IOr) {
+        if let Some(a) = combined_masks(m, d) {
             return Some(a);
         }
     }
@@ -732,7 +741,8 @@ fn boolean(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
 }
 
 /// `op (… Select c k1 k2 …)` with every other operand constant → `Select c (op … k1 …)
-/// (op … k2 …)`, when the select has constant arms and no other user.
+/// (op … k2 …)`, when the select has constant arms. The op count does not grow: the user
+/// becomes a select, and the old select goes once no user is left.
 fn distribute_over_select(m: &mut Module, op: &Op) -> Option<Action> {
     let mut sel = None;
     let mut args: SmallVec<[Option<Value>; 4]> = SmallVec::new();
@@ -740,7 +750,7 @@ fn distribute_over_select(m: &mut Module, op: &Op) -> Option<Action> {
         let a = a?;
         if let Some(v) = const_value(m, a) {
             args.push(Some(v));
-        } else if sel.is_none() && m.opcode(a) == OpCode::Select && single_use(m, a) {
+        } else if sel.is_none() && m.opcode(a) == OpCode::Select {
             sel = Some((args.len(), a));
             args.push(None);
         } else {
@@ -814,6 +824,46 @@ fn splatted_select(m: &mut Module, d: SsaDef) -> Option<Action> {
         .arg(cv)
         .arg(kt)
         .arg(kf);
+    Some(Action::Rewrite(o))
+}
+
+/// `IAnd`/`IOr (Select c1 ~0 0) (Select c2 ~0 0)` → `Select (BAnd/BOr c1 c2) ~0 0`.
+fn combined_masks(m: &mut Module, d: SsaDef) -> Option<Action> {
+    let op = m.op(d).clone();
+    let t = effective(op.ty.as_basic()?.scalar_type());
+    if !t.is_int() {
+        return None;
+    }
+    let ones = mask(bit_width(t));
+    let mask_select = |x: SsaDef| -> Option<SsaDef> {
+        if m.opcode(x) != OpCode::Select || m.ty(x) != &op.ty {
+            return None;
+        }
+        let s = Select::of(m.op(x));
+        let w = bit_width(t);
+        (int_splat(m, s.if_true()?, w)? == ones && int_splat(m, s.if_false()?, w)? == 0)
+            .then_some(s.cond()?)
+    };
+    let a = Arith::of(&op);
+    let (c1, c2) = (mask_select(a.a()?)?, mask_select(a.b()?)?);
+    if m.ty(c1) != m.ty(c2) {
+        return None;
+    }
+    let (on, off) = {
+        let s = Select::of(m.op(a.a()?));
+        (s.if_true()?, s.if_false()?)
+    };
+    let bop = if op.opcode == OpCode::IAnd {
+        OpCode::BAnd
+    } else {
+        OpCode::BOr
+    };
+    let cond_ty = m.ty(c1).clone();
+    let b = m.insert_before(d, Op::new(bop, cond_ty).arg(c1).arg(c2));
+    let o = Op::new(OpCode::Select, op.ty.clone())
+        .arg(b)
+        .arg(on)
+        .arg(off);
     Some(Action::Rewrite(o))
 }
 
