@@ -4,7 +4,7 @@
 //! printed) only when there is no `cc`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use irc_driver::{Compiler, Input, Options};
 
@@ -28,7 +28,8 @@ fn static_library() -> PathBuf {
     let mut cargo = Command::new(env!("CARGO"));
     cargo
         .args(["build", "-q", "-p", "irc-capi"])
-        .current_dir(workspace());
+        .current_dir(workspace())
+        .stdin(Stdio::null());
     if release {
         cargo.arg("--release");
     }
