@@ -4,6 +4,8 @@
 //!
 //! ## Algorithm
 //!
+//! 0. **Float bits** ([`crate::float_bit_webs`]): integer phis, selects and composites that only
+//!    carry float constants' bits to bit casts become f32 values first; they are not numbers.
 //! 1. **Ranges** ([`crate::int_range`]): an interval for every scalar integer value (and a
 //!    NaN-free interval for float values), refined by dominating branch conditions and
 //!    iterated to a fixed point with widening and narrowing, so that loop counters compared
@@ -78,6 +80,7 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
     if cx.caps.integers {
         return Ok(false);
     }
+    let webs = crate::float_bit_webs::run(m);
     let ranges = int_range::analyze(m);
     let cands = candidates(m, &ranges);
     let cmps: Vec<SsaDef> = m
@@ -98,7 +101,7 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
         })
         .collect();
     let negz = maybe_negative_zero(m, &ranges, &cands);
-    let mut changed = false;
+    let mut changed = webs;
 
     // Old integer type of each candidate, before rewriting.
     let old_ty: Vec<(SsaDef, Type)> = cands.iter().map(|&d| (d, m.ty(d).clone())).collect();

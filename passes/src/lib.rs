@@ -11,6 +11,7 @@ pub mod const_fold;
 pub mod dce;
 pub mod dead_io;
 pub mod dissolve_loops;
+pub mod float_bit_webs;
 pub mod float_facts;
 pub mod fold_gs_vertex_count;
 #[cfg(test)]

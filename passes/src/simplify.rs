@@ -333,6 +333,11 @@ fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
             return Some(a);
         }
     }
+    if opcode == OpCode::CompositeExtract {
+        if let Some(a) = extracted_select(m, d) {
+            return Some(a);
+        }
+    }
     if matches!(opcode, OpCode::IAnd | OpCode::IOr) {
         if let Some(a) = combined_masks(m, d) {
             return Some(a);
@@ -822,6 +827,47 @@ fn splatted_select(m: &mut Module, d: SsaDef) -> Option<Action> {
     let cv = m.insert_before(d, cond);
     let o = Op::new(OpCode::Select, op.ty.clone())
         .arg(cv)
+        .arg(kt)
+        .arg(kf);
+    Some(Action::Rewrite(o))
+}
+
+/// `CompositeExtract (Select c k1 k2) i` of an integer vector select with a vector condition
+/// and constant arms → `Select (CompositeExtract c i) k1[i] k2[i]`, so that the mask rules
+/// see each lane (`IAnd` of two lanes of `Select (FGt v 0) ~0 0` becomes one select). Only for
+/// lanes that only `IAnd`/`IOr` read: a lane that is put back into a vector stays a lane of
+/// the vector select, which the rules above already see whole.
+fn extracted_select(m: &mut Module, d: SsaDef) -> Option<Action> {
+    let masks_only = m
+        .uses(d)
+        .iter()
+        .all(|&u| m.opcode(u).is_meta() || matches!(m.opcode(u), OpCode::IAnd | OpCode::IOr));
+    if !masks_only {
+        return None;
+    }
+    let op = m.op(d).clone();
+    let ce = CompositeExtract::of(&op);
+    let (v, i) = (ce.composite()?, ce.address()?);
+    let sel = m.op(v);
+    if sel.opcode != OpCode::Select || !op.ty.as_scalar()?.is_int() {
+        return None;
+    }
+    let select = Select::of(sel);
+    let (c, t, f) = (select.cond()?, select.if_true()?, select.if_false()?);
+    let lane = comps(m, i).filter(|a| a.len() == 1)?[0];
+    let lane = usize::try_from(lane.bits() & mask(bit_width(lane.ty()))).ok()?;
+    if !m.ty(c).as_basic()?.is_vector() {
+        return None;
+    }
+    let lane_of = |m: &mut Module, k: SsaDef| -> Option<SsaDef> {
+        let s = *comps(m, k)?.get(lane)?;
+        make_constant(m, &op.ty, &Value::Scalar(s))
+    };
+    let (kt, kf) = (lane_of(m, t)?, lane_of(m, f)?);
+    let cond_ty = Type::scalar(m.ty(c).as_basic()?.scalar_type());
+    let cl = m.insert_before(d, Op::new(OpCode::CompositeExtract, cond_ty).arg(c).arg(i));
+    let o = Op::new(OpCode::Select, op.ty.clone())
+        .arg(cl)
         .arg(kt)
         .arg(kf);
     Some(Action::Rewrite(o))

@@ -14,8 +14,9 @@
 //! - `binary`: text → binary → text must reproduce the printed module exactly.
 //! - `run`: runs every `; run:` line (crate::runline) in the reference interpreter; the
 //!   outputs are printed, and any mismatch with the line's expectations fails the test.
-//! - `pass a,b,…`: runs the named passes (verifying after each); the output is the module
-//!   after them; every `; run:` line must hold both before and after.
+//! - `pass a,b,…`: runs the named passes (verifying after each) with the capabilities of the
+//!   file's target when it names exactly one (the default target's otherwise); the output is
+//!   the module after them; every `; run:` line must hold both before and after.
 //! - `compile` (per `target` line): the disassembly of the compiled code, its reflection and
 //!   statistics; also `run` executes the `; run:` lines on each `target`'s simulator
 //!   ([`target`]). `option key=value` lines set the targets' compile options (`-C key=value`).
@@ -204,6 +205,17 @@ impl Filetest {
                     verify: true,
                     ..Default::default()
                 });
+                // With one `target` line, the passes see that target's capabilities (so that
+                // target-dependent passes such as `int-to-float` act).
+                if let [t] = self.targets.as_slice() {
+                    match crate::pipeline::caps(t) {
+                        Some(caps) => pm.context.caps = caps,
+                        None => {
+                            out.failures.push(format!("unknown target `{t}`"));
+                            return;
+                        }
+                    }
+                }
                 for name in cmd["pass ".len()..].split(',').map(str::trim) {
                     if let Err(e) = pm.run_named(&mut after, name) {
                         out.failures.push(format!("pass {name}: {e}"));
