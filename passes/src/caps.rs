@@ -144,6 +144,9 @@ pub struct PassContext {
     /// `legacy_clamp`): IEEE products, and `FRcp`/`FRsq`/`FExp2` results of D3D9 shaders
     /// limited to the largest finite value.
     pub legacy_mul_clamp: bool,
+    /// Compile IEEE multiplies that are not `Precise` as D3D9 legacy ones (`relax-ieee-mul`),
+    /// for targets that multiply only that way and a user who accepts `0 · inf = 0`.
+    pub ieee_mul_legacy: bool,
 }
 
 impl PassContext {
@@ -161,6 +164,7 @@ impl Default for PassContext {
             legacy_state: LegacyState::default(),
             legacy_mul_ieee: false,
             legacy_mul_clamp: false,
+            ieee_mul_legacy: false,
         }
     }
 }

@@ -35,6 +35,7 @@ pub mod manager;
 pub mod pipelines;
 pub mod propagate_types;
 pub mod registry;
+pub mod relax_ieee_mul;
 pub mod scratch_to_regs;
 pub mod simplify;
 pub mod trim_legacy_guards;

@@ -52,6 +52,9 @@ fn legalize_steps(pm: &mut PassManager, m: &mut Module, helpers: bool) -> Result
     if helpers {
         step(pm, m, "call-helpers")?;
     }
+    if pm.context.ieee_mul_legacy {
+        step(pm, m, "relax-ieee-mul")?;
+    }
     step(pm, m, "lower-legacy")?;
     step(pm, m, "lower-dot")?;
     step(pm, m, "legalize-ops")?;

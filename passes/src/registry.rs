@@ -158,6 +158,11 @@ pub static PASSES: &[PassInfo] = &[
         run: crate::unroll::run,
     },
     PassInfo {
+        name: "relax-ieee-mul",
+        description: "IEEE multiplies to D3D9 legacy ones where the target's option asks for it",
+        run: crate::relax_ieee_mul::run,
+    },
+    PassInfo {
         name: "int-to-float",
         description: "integer ops provably exact in float become float ops on float-only targets",
         run: crate::int_to_float::run,

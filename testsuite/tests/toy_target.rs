@@ -390,6 +390,7 @@ impl Target for Toy {
             kind: PipelineKind::Optimize,
             caps: CAPS,
             legacy_mul_ieee: true,
+            ieee_mul_legacy: false,
         }
     }
     fn compile(&self, module: &Module, _options: &CompileOptions) -> Result<Output, Diagnostics> {

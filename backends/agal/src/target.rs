@@ -66,6 +66,7 @@ macro_rules! agal_target {
                     kind: PipelineKind::Optimize,
                     caps: crate::caps::PIPELINE_CAPS,
                     legacy_mul_ieee: LegacyMul::from_options(options) == LegacyMul::Ieee,
+                    ieee_mul_legacy: false,
                 }
             }
             fn options(&self) -> &'static [OptionSpec] {

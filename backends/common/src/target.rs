@@ -28,6 +28,10 @@ pub struct Pipeline {
     /// Lower D3D9 legacy multiplies the IEEE way instead of exactly (from the target's
     /// `legacy-mul` option, where it has one).
     pub legacy_mul_ieee: bool,
+    /// Compile IEEE multiplies (`FMul`, `FMad`, `FDot`, `FDotAdd`, not `Precise`) as D3D9
+    /// legacy ones (`0 · x = 0`), on targets that multiply only that way (from the target's
+    /// `ieee-mul` option, where it has one).
+    pub ieee_mul_legacy: bool,
 }
 
 /// A compilation target (one per `--target` name).

@@ -41,6 +41,25 @@ pub const OUTLINE: OptionSpec = OptionSpec {
     help: "outline repeated instruction runs into procedures (code size)",
 };
 
+/// `-C ieee-mul=exact|legacy`: how IEEE multiplies (D3D10+ `mul`, `mad`, `dp4`) are compiled on
+/// a unit that multiplies with D3D9 rules (`0 · inf = 0`, reference §10).
+pub const IEEE_MUL: OptionSpec = OptionSpec {
+    name: "ieee-mul",
+    values: &[
+        (
+            "exact",
+            "IEEE results: a multiply of two variables gets the NaN of 0 · inf added \
+             (13 more instructions per multiply; dot products become multiply chains)",
+        ),
+        (
+            "legacy",
+            "PICA's own MUL/MAD/DP3/DP4 (0 · inf = 0 instead of NaN; Precise ops stay exact)",
+        ),
+    ],
+    default: "exact",
+    help: "IEEE multiplies: exact emulation, or the hardware's D3D9-rule multiply",
+};
+
 /// The PICA200 vertex shader target.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PicaVs;
@@ -61,15 +80,16 @@ impl Target for PicaVs {
     fn caps(&self) -> &TargetCaps {
         &crate::CAPS
     }
-    fn pipeline(&self, _options: &CompileOptions) -> Pipeline {
+    fn pipeline(&self, options: &CompileOptions) -> Pipeline {
         Pipeline {
             kind: PipelineKind::Optimize,
             caps: crate::CAPS,
             legacy_mul_ieee: false,
+            ieee_mul_legacy: options.get(&IEEE_MUL) == "legacy",
         }
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[OUTLINE]
+        &[OUTLINE, IEEE_MUL]
     }
     fn compile(&self, module: &Module, options: &CompileOptions) -> Result<Output, Diagnostics> {
         compile(module, options).map_err(Diagnostics::from)

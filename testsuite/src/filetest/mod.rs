@@ -25,6 +25,7 @@
 //! docs/testing.md.
 
 mod target;
+pub use target::interp_outputs;
 
 use crate::runline::{show_outputs, RunLine};
 use irc_ir::{binary, text, verifier, Module};

@@ -339,6 +339,7 @@ pub(crate) fn run_pipeline(
     pm.context.opt_level = options.backend.opt_level;
     pm.context.legacy_state = options.legacy_state.clone();
     pm.context.legacy_mul_ieee = pipeline.legacy_mul_ieee;
+    pm.context.ieee_mul_legacy = pipeline.ieee_mul_legacy;
     // `legacy-mul=clamp`, on the targets that declare the option.
     pm.context.legacy_mul_clamp = target
         .options()

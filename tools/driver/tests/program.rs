@@ -51,6 +51,7 @@ impl Target for Toy {
             kind: PipelineKind::Legalize,
             caps: TargetCaps::DEFAULT,
             legacy_mul_ieee: false,
+            ieee_mul_legacy: false,
         }
     }
     fn compile(&self, m: &Module, options: &CompileOptions) -> Result<Output, Diagnostics> {

@@ -44,6 +44,7 @@ impl Target for LimaVp {
             kind: PipelineKind::Optimize,
             caps: super::caps::CAPS,
             legacy_mul_ieee: LegacyMul::from_options(options) == LegacyMul::Ieee,
+            ieee_mul_legacy: false,
         }
     }
     fn options(&self) -> &'static [OptionSpec] {

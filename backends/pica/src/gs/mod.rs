@@ -55,15 +55,16 @@ impl Target for PicaGs {
     fn caps(&self) -> &TargetCaps {
         &GS_CAPS
     }
-    fn pipeline(&self, _options: &CompileOptions) -> Pipeline {
+    fn pipeline(&self, options: &CompileOptions) -> Pipeline {
         Pipeline {
             kind: PipelineKind::Optimize,
             caps: GS_CAPS,
             legacy_mul_ieee: false,
+            ieee_mul_legacy: options.get(&crate::target::IEEE_MUL) == "legacy",
         }
     }
     fn options(&self) -> &'static [irc_backend::OptionSpec] {
-        &[crate::target::OUTLINE]
+        &[crate::target::OUTLINE, crate::target::IEEE_MUL]
     }
     fn compile(&self, module: &Module, options: &CompileOptions) -> Result<Output, Diagnostics> {
         crate::target::compile_stage(module, options, ShaderStage::Geometry)

@@ -16,6 +16,10 @@
 //! Outputs are collected per component and written once, at the end, by MOVs into `o`
 //! registers (erratum 4). What PICA cannot express is a [`Diagnostic::unsupported`] naming the
 //! op. Structured selections and loops become flow markers ([`flow`]).
+//!
+//! MUL, MAD and the dot products follow D3D9 rules (`0 · inf = 0`). IEEE `FMul`/`FMad` of two
+//! variables get the NaN IEEE gives there added ([`Lower::ieee_product_fix`]); with
+//! `-C ieee-mul=legacy` the pipeline has made them legacy ops first (`relax-ieee-mul`).
 
 mod flow;
 pub mod gs;
@@ -778,6 +782,39 @@ impl<'a> Lower<'a> {
             .collect()
     }
 
+    /// NaN where IEEE `a · b` is NaN but PICA's D3D9-rule MUL is not (one factor ±0, the other
+    /// ±inf), +0 elsewhere; added to the MUL (or MAD) result it gives the IEEE product (reference
+    /// §10: `0 · inf = 0`, `NaN · 0 = NaN`, `inf − inf = NaN`, comparisons with NaN false, MUL
+    /// flushes subnormal inputs, MAX and comparisons do not):
+    /// - `x' = x · 1` (a subnormal flushed to 0 as in the MUL), `m = max(x', −x') = |x'|`;
+    /// - `z = sge(0, m)` is 1 exactly for a zero factor, `i = sge(m, inf)` for an infinite one
+    ///   (both 0 for NaN, whose product is NaN already);
+    /// - `k = z_a · i_b + z_b · i_a` is 0 or 1 (a value is not both zero and infinite);
+    /// - `k · inf` is `inf` or `0` (`0 · inf = 0`), and `k · inf − k · inf` is NaN or 0.
+    ///
+    /// 14 instructions with the product and the add, against 1: the `pica-vs` default, because
+    /// D3D10+ vertex shaders' `mul` is IEEE's.
+    fn ieee_product_fix(&mut self, a: &[C], b: &[C]) -> Comps {
+        let neg = |v: &[C]| -> Comps { v.iter().copied().map(C::negated).collect() };
+        let n = a.len();
+        let one = Self::splat(1.0, n);
+        let zero = Self::splat(0.0, n);
+        let inf = Self::splat(f32::INFINITY, n);
+        let flags = |this: &mut Self, x: &[C]| -> (Comps, Comps) {
+            let flushed = this.vec_op(Opcode::Mul, &[x, &one]);
+            let magnitude = this.vec_op(Opcode::Max, &[&flushed, &neg(&flushed)]);
+            let is_zero = this.vec_op(Opcode::Sge, &[&zero, &magnitude]);
+            let is_inf = this.vec_op(Opcode::Sge, &[&magnitude, &inf]);
+            (is_zero, is_inf)
+        };
+        let (za, ia) = flags(self, a);
+        let (zb, ib) = flags(self, b);
+        let k = self.vec_op(Opcode::Mul, &[&za, &ib]);
+        let k = self.vec_op(Opcode::Mad, &[&zb, &ia, &k]);
+        let big = self.vec_op(Opcode::Mul, &[&k, &inf]);
+        self.vec_op(Opcode::Add, &[&big, &neg(&big)])
+    }
+
     /// `c ? a : b` for a 0/1 condition `c`, exact even when the untaken side is NaN (`na`/`nb`:
     /// that side may be NaN). Uses the §10 rules `0 · ±inf = 0`, `max(NaN, y) = y`,
     /// `max(x, NaN) = NaN`, `NaN >= NaN` is false, `inf − inf = NaN`:
@@ -996,7 +1033,8 @@ impl<'a> Lower<'a> {
             }
             OpCode::FMul | OpCode::FMad => {
                 // MUL follows D3D9 rules (0 · inf = 0): it computes the IEEE product exactly
-                // when a factor is a finite non-zero literal, or both factors are one value.
+                // when a factor is a finite non-zero literal, or both factors are one value;
+                // otherwise the product gets the NaN of `0 · ±inf` added (`ieee_product_fix`).
                 let a = self.arg(d, ar.a())?;
                 let b = self.arg(d, ar.b())?;
                 let exact_factor = |v: &Comps| {
@@ -1007,19 +1045,18 @@ impl<'a> Lower<'a> {
                         })
                     })
                 };
-                let same = ar.a() == ar.b();
-                if !(same || exact_factor(&a) || exact_factor(&b)) {
-                    return Err(self.diag(
-                        d,
-                        "IEEE multiply of two variables (PICA200 multiplies with D3D9 rules, \
-                         0 · inf = 0)",
-                    ));
-                }
-                if op.opcode == OpCode::FMul {
+                let exact = ar.a() == ar.b() || exact_factor(&a) || exact_factor(&b);
+                let product = if op.opcode == OpCode::FMul {
                     self.vec_op(Opcode::Mul, &[&a, &b])
                 } else {
                     let c = self.arg(d, ar.c())?;
                     self.vec_op(Opcode::Mad, &[&a, &b, &c])
+                };
+                if exact {
+                    product
+                } else {
+                    let fix = self.ieee_product_fix(&a, &b);
+                    self.vec_op(Opcode::Add, &[&product, &fix])
                 }
             }
             OpCode::FMulLegacy | OpCode::FMax | OpCode::FMin => {
