@@ -14,7 +14,10 @@
 //!   can happen; float constants, `ConvertItoF`, `FRound`, `FAdd`/`FSub`/`FMul` (with a small
 //!   rounding margin), `FNeg`/`FAbs`, `FMin`/`FMax` of bounded values and `FClamp` with
 //!   bounded limits (NaN yields the other operand, so a clamp is bounded whatever `x` is).
-//!   Loads of integers (inputs, constant buffers, …) are `Top`.
+//!   Loads of integers (inputs, constant buffers, …) are `Top`, except lanes of the D3D9
+//!   integer constant registers `i#` ([`d3d9_int_constant_lane`]), which hold loop controls in
+//!   the ranges D3D9 defines for them; `Cast` between integer types of one width keeps a
+//!   range that means the same in both.
 //! - **Branch conditions refine**: a block whose single predecessor ends in a
 //!   `BranchConditional` on an integer comparison (`SLt`, `UGe`, `IEq`, …) knows the comparison's
 //!   outcome, and so does every block it dominates; an operand is read with the facts of the
@@ -28,8 +31,11 @@
 //!   over-approximation, which recovers the bounds the conditions give.
 
 use irc_ir::analysis::{functions, Block, Cfg, DomTree};
-use irc_ir::format::{Arith, BranchConditional, Clamp, Constant, FRound, Select};
-use irc_ir::{EntityRef, Module, OpCode, ScalarType, SsaDef};
+use irc_ir::format::{
+    Arith, BranchConditional, Clamp, CompositeConstruct, CompositeExtract, Constant,
+    DclInputBuiltIn, FRound, Load, Select,
+};
+use irc_ir::{BuiltIn, EntityRef, Module, OpCode, ScalarType, SsaDef};
 
 /// The range of one value.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -87,6 +93,56 @@ pub fn reinterpret(r: (i64, i64), from: ScalarType, to: ScalarType) -> Option<(i
     let (tlo, thi) = int_limits(to)?;
     let _ = (flo, fhi);
     (r.0 >= tlo && r.1 <= thi).then_some(r)
+}
+
+/// The lane (0–3) of a D3D9 integer constant register `i#` that scalar `d` loads: `d` is a
+/// `CompositeExtract` of a constant lane of an `InputLoad` of the `LegacyConstInt` built-in, or
+/// a scalar `InputLoad` of it at a constant (register, lane) address.
+pub fn d3d9_int_constant_lane(m: &Module, d: SsaDef) -> Option<u32> {
+    let op = m.op(d);
+    let is_int_constants = |load: SsaDef| {
+        let lop = m.op(load);
+        lop.opcode == OpCode::InputLoad
+            && Load::of(lop).base().is_some_and(|decl| {
+                let dop = m.op(decl);
+                dop.opcode == OpCode::DclInputBuiltIn
+                    && DclInputBuiltIn::of(dop).builtin() == Some(BuiltIn::LegacyConstInt.to_u64())
+            })
+    };
+    let lane = match op.opcode {
+        OpCode::CompositeExtract => {
+            let ce = CompositeExtract::of(op);
+            if !is_int_constants(ce.composite()?) {
+                return None;
+            }
+            Constant::try_of(m.op(ce.address()?))?.scalar(0)?
+        }
+        OpCode::InputLoad if op.ty.as_scalar().is_some() && is_int_constants(d) => {
+            let a = m.op(Load::of(op).address()?);
+            match a.opcode {
+                OpCode::Constant => Constant::of(a).scalar(1)?,
+                OpCode::CompositeConstruct => {
+                    let lane = CompositeConstruct::of(a).members().get(1)?.as_ref()?;
+                    Constant::try_of(m.op(lane))?.scalar(0)?
+                }
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    (lane < 4).then_some(lane as u32)
+}
+
+/// The values D3D9 defines for lane `lane` of an integer constant register, which only the
+/// `loop`/`rep` instructions read (Direct3D 9 docs, `loop - vs`/`rep - vs`): `.x` the
+/// iteration count 0–255, `.y` the loop counter's start 0–255, `.z` its step −128–127; `.w`
+/// is unused (no range).
+pub fn d3d9_int_constant_range(lane: u32) -> Option<(i64, i64)> {
+    match lane {
+        0 | 1 => Some((0, 255)),
+        2 => Some((-128, 127)),
+        _ => None,
+    }
 }
 
 /// The scalar int type of a def, if it is one the analysis tracks.
@@ -344,6 +400,17 @@ impl Analysis<'_> {
                     arg(Select::of(op).if_true()).join(arg(Select::of(op).if_false()))
                 }
                 OpCode::Phi => self.phi(d),
+                OpCode::Cast => a0
+                    .and_then(|v| Some((v, int_scalar(m, v)?)))
+                    .filter(|&(_, vt)| vt.byte_size() == t.byte_size())
+                    .and_then(|(v, vt)| reinterpret(self.at(v, b).int()?, vt, t))
+                    .map_or(R::Top, |(lo, hi)| fit(lo, hi)),
+                OpCode::CompositeExtract | OpCode::InputLoad => {
+                    match d3d9_int_constant_lane(m, d).and_then(d3d9_int_constant_range) {
+                        Some((lo, hi)) => fit(lo, hi),
+                        None => R::Top,
+                    }
+                }
                 OpCode::ConvertFtoI => match arg(a0).float() {
                     Some((lo, hi)) if t.is_signed_int() => {
                         if lo > tlo as f64 && hi < thi as f64 {

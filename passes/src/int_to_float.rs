@@ -11,18 +11,22 @@
 //!    iterated to a fixed point with widening and narrowing, so that loop counters compared
 //!    against constants are bounded.
 //! 2. **Candidates**: scalar integer values computed by `IAdd`, `ISub`, `IMul`, `INeg`, `IAbs`,
-//!    `SMin`/`SMax`/`UMin`/`UMax`, `SClamp`/`UClamp`, `Select`, `Phi` or `ConvertFtoI` whose
-//!    interval lies in `[−2^24, 2^24]`, and whose integer operands mean the same under the op's
-//!    signedness (a `u32` operand of a signed op is in `[0, 2^31)`). Every f32 result of the
-//!    float counterpart is then the exact mathematical result, because an exact integer of
-//!    magnitude ≤ 2^24 is representable. The set is the greatest fixed point of "every integer
-//!    operand is a candidate or a constant" (phi cycles stay in).
+//!    `SMin`/`SMax`/`UMin`/`UMax`, `SClamp`/`UClamp`, `Select`, `Phi`, `ConvertFtoI` or `Cast`
+//!    (between integer types of one width) whose interval lies in `[−2^24, 2^24]`, and whose
+//!    integer operands mean the same under the op's signedness (a `u32` operand of a signed op
+//!    is in `[0, 2^31)`). Every f32 result of the float counterpart is then the exact
+//!    mathematical result, because an exact integer of magnitude ≤ 2^24 is representable. The
+//!    set is the greatest fixed point of "every integer operand is a candidate, a constant, or
+//!    a lane of a D3D9 integer constant register" (phi cycles stay in). Those lanes (loop
+//!    counts, starts and steps, bounded by D3D9) reach the targets as floats (the uniform
+//!    convention of `irc_backend::UniformSource`): their float form is `ConvertItoF` of the
+//!    lane, which the backends read as the uniform itself.
 //! 3. **Rewrite**, in place (ids stay): the candidates get type `f32` and the float opcode
 //!    (`FAdd`, `FSub`, `FMul`, `FNeg`, `FAbs`, `FMin`, `FMax`, `FClamp`, `Select`, `Phi`;
 //!    `ConvertFtoI` → `FRound Zero`, exact because its input was proven within range and never
 //!    NaN), marked `Precise` so that later passes do not reassociate them; integer constant
-//!    operands become f32 constants. Comparisons whose operands are all candidates or small
-//!    constants become `FEq`/`FNe`/`FLt`/`FLe`/`FGt`/`FGe`. `ConvertItoF` to f32 of a candidate
+//!    operands become f32 constants; a `Cast` becomes `FAdd x, −0` (a copy). Comparisons whose
+//!    operands are all candidates, small constants or integer-register lanes become `FEq`/`FNe`/`FLt`/`FLe`/`FGt`/`FGe`. `ConvertItoF` to f32 of a candidate
 //!    becomes the value itself — through `FAdd x, +0.0` when `x` may be −0 (`FMul`, `FNeg`,
 //!    `FRound` can produce −0 where the integer was 0, and `ConvertItoF(0)` is +0).
 //! 4. **Interface**: a candidate used by any op that was not rewritten (a load address, a
@@ -39,6 +43,8 @@
 //! - integer **constants** (index operands, literals-like values);
 //! - **loads** that produce integers (`InputLoad`, `ConstantLoad`, `BufferLoad`, …), used only
 //!   by the ops below;
+//! - `ConvertItoF` to f32 of a lane of a D3D9 integer constant register (`.x`–`.z`), which the
+//!   backend reads as that register's uniform (uploaded converted to float);
 //! - `ConvertFtoI` whose float operand the backend turns into an index (or a value to store);
 //!   either inserted by step 4 (its operand is then an exact integer-valued float in
 //!   `[−2^24, 2^24]`) or present before (a D3D9 `mova`, unchanged);
@@ -216,7 +222,11 @@ fn candidates(m: &Module, ranges: &[R]) -> FxHashSet<SsaDef> {
                     | OpCode::Select
                     | OpCode::Phi
                     | OpCode::ConvertFtoI
-            );
+            ) || (op.opcode == OpCode::Cast
+                && Arith::of(op)
+                    .a()
+                    .and_then(|x| int_scalar(m, x))
+                    .is_some_and(|xt| xt.byte_size() == t.byte_size()));
             let as_t = match op.opcode {
                 OpCode::SMin | OpCode::SMax | OpCode::SClamp => ScalarType::I32,
                 OpCode::UMin | OpCode::UMax | OpCode::UClamp => ScalarType::U32,
@@ -239,7 +249,9 @@ fn candidates(m: &Module, ranges: &[R]) -> FxHashSet<SsaDef> {
             .copied()
             .filter(|&d| {
                 m.op(d).opcode != OpCode::ConvertFtoI
-                    && value_operands(m, d).any(|x| !set.contains(&x) && !small_constant(m, x))
+                    && value_operands(m, d).any(|x| {
+                        !set.contains(&x) && !small_constant(m, x) && !delivered_as_float(m, x)
+                    })
             })
             .collect();
         if drop.is_empty() {
@@ -304,9 +316,8 @@ fn comparison_ok(m: &Module, ranges: &[R], cands: &FxHashSet<SsaDef>, d: SsaDef)
     let (Some(xt), Some(yt)) = (int_scalar(m, x), int_scalar(m, y)) else {
         return false;
     };
-    if !(cands.contains(&x) || small_constant(m, x))
-        || !(cands.contains(&y) || small_constant(m, y))
-    {
+    let usable = |v: SsaDef| cands.contains(&v) || small_constant(m, v) || delivered_as_float(m, v);
+    if !usable(x) || !usable(y) {
         return false;
     }
     let ct = compare_type(op.opcode, xt);
@@ -317,11 +328,24 @@ fn comparison_ok(m: &Module, ranges: &[R], cands: &FxHashSet<SsaDef>, d: SsaDef)
     })
 }
 
-/// The f32 operand standing for integer `x`: the candidate itself (rewritten in place) or an
-/// f32 constant of the same value.
+/// A lane of a D3D9 integer constant register within the range D3D9 defines for it
+/// ([`int_range::d3d9_int_constant_range`]): the targets without integers upload these
+/// registers converted to float (the convention of `irc_backend::UniformSource`), so
+/// `ConvertItoF` of the lane is the uniform as the machine holds it, exact in that range.
+fn delivered_as_float(m: &Module, x: SsaDef) -> bool {
+    int_range::d3d9_int_constant_lane(m, x)
+        .and_then(int_range::d3d9_int_constant_range)
+        .is_some()
+}
+
+/// The f32 operand standing for integer `x`: the candidate itself (rewritten in place), an
+/// f32 constant of the same value, or `ConvertItoF` of a lane delivered as float.
 fn float_operand(m: &mut Module, cands: &FxHashSet<SsaDef>, x: SsaDef) -> SsaDef {
     if cands.contains(&x) {
         return x;
+    }
+    if delivered_as_float(m, x) {
+        return m.insert_after(x, Op::new(OpCode::ConvertItoF, ScalarType::F32).arg(x));
     }
     let v = int_range::constant_range(m, x).int().map_or(0, |r| r.0);
     m.add(Op::new(OpCode::Constant, ScalarType::F32).lit((v as f32).to_bits() as u64))
@@ -347,6 +371,20 @@ fn rewrite_candidate(m: &mut Module, cands: &FxHashSet<SsaDef>, d: SsaDef) {
     } else {
         op.flags
     });
+    if op.opcode == OpCode::Cast {
+        // Same value in both integer types: a float copy (`x + −0` is `x` for every `x`; not
+        // `Precise`, so that `simplify` folds it away).
+        let x = float_operand(m, cands, Arith::of(&op).a().expect("operand"));
+        let neg_zero = m.add(Op::new(OpCode::Constant, ScalarType::F32).lit(0x8000_0000));
+        m.rewrite(
+            d,
+            Op::new(OpCode::FAdd, ScalarType::F32)
+                .with_flags(op.flags)
+                .arg(x)
+                .arg(neg_zero),
+        );
+        return;
+    }
     if op.opcode == OpCode::ConvertFtoI {
         new = new
             .arg(Arith::of(&op).a().expect("operand"))
@@ -529,6 +567,12 @@ fn check(m: &Module, ranges: &[R]) -> Result<(), PassError> {
             )),
             o if o.is(Attrs::INT | Attrs::COMPARE) => {
                 Some(unbounded("integer comparison of values not exact in f32"))
+            }
+            OpCode::ConvertItoF
+                if op.ty.as_scalar() == Some(ScalarType::F32)
+                    && Arith::of(op).a().is_some_and(|x| delivered_as_float(m, x)) =>
+            {
+                None
             }
             OpCode::ConvertItoF | OpCode::ConvertItoI => {
                 Some(unbounded("conversion of an integer not exact in f32"))

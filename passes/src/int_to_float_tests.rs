@@ -342,3 +342,80 @@ fn int_to_float_corpus() {
     }
     assert_eq!(differ, 0);
 }
+
+/// dxbc-spirv's D3D9 `rep i1`: the count is lane `.x` of integer constant register 1, cast to
+/// `u32` and counted down to 0. `lane` names the lane's constant (`%5` = x, `%7` = w, which has
+/// no D3D9 range).
+fn rep_loop(lane: &str) -> String {
+    format!(
+        "
+%1 = EntryPoint %20 Vertex
+%2 = f32 DclInput %1 0 0
+%3 = i32x4[2] DclInputBuiltIn %1 LegacyConstInt
+%4 = f32 DclOutput %1 0 0
+%5 = u32 Constant 0
+%6 = u32 Constant 1
+%7 = u32 Constant 3
+%8 = f32 Constant 0.0
+
+%20 = Function
+%21 = Label None
+  %22 = f32 InputLoad %2 null
+  %23 = i32x4 InputLoad %3 %6
+  %24 = i32 CompositeExtract %23 {lane}
+  %25 = u32 Cast %24
+  %26 = Branch %30
+%30 = Label %50 %48 StructuredLoop
+  %31 = f32 Phi %21 %8 %48 %46
+  %32 = u32 Phi %21 %25 %48 %45
+  %33 = Branch %38
+%38 = Label %44 StructuredSelection
+  %39 = bool IEq %32 %5
+  %40 = BranchConditional %39 %41 %44
+%41 = Label None
+  %42 = Branch %50
+%44 = Label None
+  %45 = u32 ISub %32 %6
+  %46 = f32 FAdd %31 %22
+  %47 = Branch %48
+%48 = Label None
+  %49 = Branch %30
+%50 = Label None
+  %51 = OutputStore %4 null %31
+  %52 = Return
+%53 = FunctionEnd
+"
+    )
+}
+
+#[test]
+fn d3d9_integer_register_lane_counts_a_float_loop() {
+    let m = exact(&rep_loop("%5"));
+    for d in m.code() {
+        let op = m.op(d);
+        let int_value = op.ty.is_basic_where(|t| t.is_int());
+        match op.opcode {
+            OpCode::ConvertItoF => {
+                let x = Arith::of(op).a().unwrap();
+                assert_eq!(int_range::d3d9_int_constant_lane(&m, x), Some(0));
+            }
+            OpCode::Phi | OpCode::Cast | OpCode::ISub | OpCode::IEq => {
+                assert!(!int_value, "{}", irc_ir::text::print(&m));
+                assert_ne!(op.opcode, OpCode::Cast, "{}", irc_ir::text::print(&m));
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn d3d9_integer_register_lane_w_has_no_range() {
+    let mut m = irc_ir::text::parse(&rep_loop("%7")).unwrap();
+    match run(&mut m, &lima()).unwrap_err() {
+        // The first integer op left in code order: the cast of the unbounded lane.
+        PassError::Unsupported { opcode, reason, .. } => {
+            assert_eq!(opcode, OpCode::Cast, "{reason}")
+        }
+        e => panic!("{e}"),
+    }
+}

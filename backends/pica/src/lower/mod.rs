@@ -142,6 +142,10 @@ struct Lower<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum UniKey {
     Legacy(u32),
+    /// A D3D9 integer or bool constant register (`LegacyConstInt`/`LegacyConstBool`, `index`),
+    /// uploaded as floats (integers converted, bools 0/1 in every lane: the convention of
+    /// [`UniformSource::Legacy`]), packed like constant-buffer elements.
+    LegacyOther(BuiltIn, u32),
     Cbuffer(irc_backend::ResourceBinding, u32),
 }
 
@@ -280,7 +284,7 @@ impl<'a> Lower<'a> {
             u.iter()
                 .filter(|k| match k {
                     UniKey::Legacy(i) => *i >= limit,
-                    UniKey::Cbuffer(..) => true,
+                    UniKey::LegacyOther(..) | UniKey::Cbuffer(..) => true,
                 })
                 .count() as u32
         };
@@ -347,6 +351,10 @@ impl<'a> Lower<'a> {
                             index: i,
                         },
                     )
+                }
+                UniKey::LegacyOther(kind, index) => {
+                    next += 1;
+                    (next - 1, UniformSource::Legacy { kind, index })
                 }
                 UniKey::Cbuffer(binding, e) => {
                     next += 1;
@@ -975,6 +983,7 @@ impl<'a> Lower<'a> {
                 return self.gs_emit(d)
             }
             OpCode::InputLoad => self.input_load(d)?,
+            OpCode::ConvertItoF => self.int_register_lane(d)?,
             OpCode::BufferLoad => self.buffer_load(d)?,
             // Constant-buffer descriptors are resolved by the loads that use them.
             OpCode::DescriptorLoad
@@ -1200,6 +1209,33 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
+    /// `ConvertItoF` of a lane of a D3D9 integer constant register (the only integer the
+    /// `int-to-float` pass leaves converted): the register is uploaded as floats, so the lane
+    /// is the uniform component itself.
+    fn int_register_lane(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
+        let m = self.m;
+        let x = Arith::of(m.op(d))
+            .a()
+            .ok_or_else(|| self.diag(d, "no operand"))?;
+        let xop = m.op(x);
+        let (load, lane) = match xop.opcode {
+            OpCode::CompositeExtract => {
+                let ce = CompositeExtract::of(xop);
+                (ce.composite(), const_index(m, ce.address()))
+            }
+            _ => (Some(x), Some(0)),
+        };
+        let comps = match load {
+            Some(l) if m.opcode(l) == OpCode::InputLoad => self.value(l)?,
+            _ => return Err(self.diag(d, "conversion of an integer other than a D3D9 `i#` lane")),
+        };
+        let lane = lane.ok_or_else(|| self.diag(d, "dynamic lane"))? as usize;
+        comps
+            .get(lane)
+            .map(|&c| std::iter::once(c).collect())
+            .ok_or_else(|| self.diag(d, "lane out of range"))
+    }
+
     fn input_load(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
         let op = self.m.op(d);
         let load = Load::of(op);
@@ -1237,9 +1273,29 @@ impl<'a> Lower<'a> {
                 }
                 self.uniform_comps(UniKey::Legacy(idx as u32), comp as u8, width)
             }
+            OpCode::DclInputBuiltIn
+                if [BuiltIn::LegacyConstInt, BuiltIn::LegacyConstBool]
+                    .iter()
+                    .any(|b| DclInputBuiltIn::of(dop).builtin() == Some(b.to_u64())) =>
+            {
+                let kind = if DclInputBuiltIn::of(dop).builtin()
+                    == Some(BuiltIn::LegacyConstInt.to_u64())
+                {
+                    BuiltIn::LegacyConstInt
+                } else {
+                    BuiltIn::LegacyConstBool
+                };
+                let (Some(idx), Some(comp)) = self.element_address(load.address()) else {
+                    return Err(self.diag(d, format!("dynamically indexed {kind:?} register")));
+                };
+                if idx >= 16 || comp as usize + width > 4 {
+                    return Err(self.diag(d, format!("{kind:?} register {idx} out of range")));
+                }
+                self.uniform_comps(UniKey::LegacyOther(kind, idx as u32), comp as u8, width)
+            }
             _ => Err(self.diag(
                 d,
-                "input of this kind (only vertex inputs and float constants)",
+                "input of this kind (only vertex inputs and D3D9 constants)",
             )),
         }
     }
