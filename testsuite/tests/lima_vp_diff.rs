@@ -38,3 +38,69 @@ fn generated_vertex_programs_match_in_the_gp_simulator() {
         2 * PROGRAMS
     );
 }
+
+/// At `-O1` the optimizer keeps branches and loops (it if-converts and unrolls only at `-O2`
+/// on a target with both), so the GP code generator's blocks, pinned registers, phi copies and
+/// branches run: generator programs (nested ifs, counted loops, switches) compiled at `-O1`
+/// must match the interpreter in the strict simulator, and enough of them must branch.
+#[test]
+fn generated_vertex_programs_with_branches_and_loops_match_at_o1() {
+    use irc_testsuite::corpus::Outcome;
+    use irc_testsuite::harness::{check_shader_with, DIFF_SEEDS};
+    let registry = irc::registry::Registry::builtin();
+    let target = registry.target("lima-vp").expect("lima-vp");
+    let mut options = irc::Options::default();
+    options.set("opt-level", "1").expect("opt-level");
+    let (mut compared, mut branching, mut looping) = (0, 0, 0);
+    let mut reasons = std::collections::BTreeMap::new();
+    for seed in 0..4 * PROGRAMS {
+        let Some(raw) = irc_testsuite::gen::generate_vertex(seed, Limits::default()) else {
+            continue;
+        };
+        let check = check_shader_with(target, &raw, DIFF_SEEDS, &options);
+        match check.outcome {
+            Outcome::Ok | Outcome::Known(_) => {
+                compared += 1;
+                let asm = check.output.map(|o| o.disassembly).unwrap_or_default();
+                let (forward, backward) = branches(&asm);
+                branching += usize::from(forward + backward > 0);
+                looping += usize::from(backward > 0);
+            }
+            Outcome::Unsupported(why) => {
+                *reasons
+                    .entry(why.split(':').next().unwrap_or("").to_string())
+                    .or_insert(0) += 1
+            }
+            Outcome::Failed(why) => {
+                panic!("seed {seed} at -O1: {why}\n{}", irc_ir::text::print(&raw))
+            }
+        }
+    }
+    println!("lima-vp -O1: {compared} compared, {branching} with branches, {looping} with loops");
+    println!("lima-vp -O1 unsupported: {reasons:?}");
+    assert!(compared >= 50, "only {compared} programs compiled at -O1");
+    assert!(branching >= 30, "only {branching} programs branch at -O1");
+    assert!(looping >= 25, "only {looping} programs loop at -O1");
+}
+
+/// Forward and backward branches in a GP disassembly (`NNN:` opens an instruction, `branch ^N
+/// TTT` branches to instruction `TTT`).
+fn branches(asm: &str) -> (usize, usize) {
+    let (mut at, mut forward, mut backward) = (0usize, 0, 0);
+    for line in asm.lines() {
+        if let Some(n) = line.split(':').next().and_then(|x| x.parse::<usize>().ok()) {
+            at = n;
+        }
+        let target = line
+            .trim()
+            .strip_prefix("branch ")
+            .and_then(|t| t.rsplit(' ').next())
+            .and_then(|t| t.parse::<usize>().ok());
+        match target {
+            Some(t) if t <= at => backward += 1,
+            Some(_) => forward += 1,
+            None => {}
+        }
+    }
+    (forward, backward)
+}

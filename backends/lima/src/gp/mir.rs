@@ -1,4 +1,4 @@
-//! The GP compiler's machine IR: a straight-line graph of **scalar** nodes, what
+//! The GP compiler's machine IR: per block, a straight-line graph of **scalar** nodes, what
 //! [`super::lower`] makes of an IR vertex shader and [`super::sched`] turns into instructions.
 //!
 //! A node is one scalar operation of a GP unit (or one of the reference's fixed multi-unit
@@ -30,6 +30,10 @@ pub enum Src {
     /// Uniform vec4 `id` (as for [`Src::Uni`]) plus the address register that the
     /// [`Op::SetAddr`] node `addr` set (relative addressing), component `comp`.
     UniRel(u32, NodeId, u8),
+    /// Component `comp` of register `reg`, pinned to a value that crosses blocks (a phi, or a
+    /// value used outside its block): stored by an earlier block ([`OutputStore::register`]),
+    /// read here as it was when the block began.
+    Reg(u8, u8),
 }
 
 /// A scalar operand: source and negation.
@@ -59,7 +63,7 @@ impl Operand {
     pub fn producer(&self) -> Option<NodeId> {
         match self.src {
             Src::Node(n) | Src::UniRel(_, n, _) => Some(n),
-            Src::Attr(..) | Src::Uni(..) => None,
+            Src::Attr(..) | Src::Uni(..) | Src::Reg(..) => None,
         }
     }
 }
@@ -146,20 +150,56 @@ pub struct Node {
     pub srcs: SmallVec<[Operand; 3]>,
 }
 
-/// A varying component the program stores.
+/// A varying component the program stores, or (`register`) a pinned register component a
+/// block stores for later blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OutputStore {
-    /// Varying vec4 `v<varying>`.
+    /// Varying vec4 `v<varying>` (register `$<varying>` when `register`).
     pub varying: u8,
     pub comp: u8,
     pub value: Operand,
+    /// A store to a pinned register (placed only after every read of that component in the
+    /// block, so that those reads see the value the block began with).
+    pub register: bool,
 }
 
-/// A lowered vertex shader.
+/// A lowered vertex shader, or one basic block of one ([`Blocks`]).
 #[derive(Debug, Clone, Default)]
 pub struct Program {
     pub nodes: Vec<Node>,
     pub outputs: Vec<OutputStore>,
+    /// The block ends in a branch taken when this operand is not 0.0 (reference §8.4); the
+    /// target is the caller's.
+    pub branch: Option<Operand>,
+}
+
+/// Where a block's branch goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// The first instruction of block `n`.
+    Block(usize),
+    /// The end of the program.
+    End,
+}
+
+/// One block of a program with control flow, in layout order: its nodes, its branch's target,
+/// and an unconditional jump after the branch (for a two-way branch whose targets are both
+/// elsewhere), read from the literal-pool component `jump_one` (1.0).
+#[derive(Debug, Clone, Default)]
+pub struct Block {
+    pub prog: Program,
+    pub target: Option<Target>,
+    pub jump: Option<Target>,
+}
+
+/// A lowered vertex shader with control flow: blocks in layout order (a block without a
+/// branch falls through to the next), pinned register components counted from `$15.w` down
+/// ([`Blocks::pinned`]), and the literal-pool operand reading 1.0 for unconditional jumps.
+#[derive(Debug, Clone, Default)]
+pub struct Blocks {
+    pub blocks: Vec<Block>,
+    pub pinned: u32,
+    pub one: Option<Operand>,
 }
 
 impl Program {
@@ -178,7 +218,9 @@ impl Program {
         let mut stack: Vec<NodeId> = self
             .outputs
             .iter()
-            .filter_map(|o| o.value.producer())
+            .map(|o| o.value)
+            .chain(self.branch)
+            .filter_map(|o| o.producer())
             .collect();
         while let Some(v) = stack.pop() {
             let Some(l) = live.get_mut(v as usize) else {
@@ -199,11 +241,14 @@ impl Program {
         let f = |o: &mut Operand| match o.src {
             Src::Uni(id, c) => o.src = Src::Uni(map(id), c),
             Src::UniRel(id, a, c) => o.src = Src::UniRel(map(id), a, c),
-            Src::Node(_) | Src::Attr(..) => {}
+            Src::Node(_) | Src::Attr(..) | Src::Reg(..) => {}
         };
         for n in &mut self.nodes {
             n.srcs.iter_mut().for_each(f);
         }
         self.outputs.iter_mut().for_each(|o| f(&mut o.value));
+        if let Some(b) = self.branch.as_mut() {
+            f(b);
+        }
     }
 }

@@ -123,7 +123,7 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
         registers: (options.get_u32(&REGISTER_BUDGET) as usize).min(REGISTERS),
         uniform_base: lowered.reflection.uniform_slots,
     };
-    let scheduled = sched::schedule(prog, cfg)?;
+    let scheduled = sched::schedule_blocks(prog, cfg)?;
     if scheduled.instrs.len() > MAX_INSTRUCTIONS {
         return Err(Diagnostic::limit(format!(
             "{} instructions; the GP runs at most {MAX_INSTRUCTIONS} (reference §12)",
@@ -155,7 +155,7 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
         spills: s.spills,
         fills: s.fills,
         units_filled: s.units_filled,
-        lower_bound: lower_bound(prog),
+        lower_bound: prog.blocks.iter().map(|b| lower_bound(&b.prog)).sum(),
         ir_ops: lowered.ir_ops,
         extra: vec![
             ("register-stores", u64::from(s.reg_stores)),

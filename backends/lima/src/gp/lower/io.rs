@@ -4,8 +4,8 @@
 use irc_backend::ir_reads::constant_lanes;
 use irc_backend::{Diagnostic, IoSource, OutputBinding, Reflection, VaryingBinding};
 use irc_ir::format::{
-    AlignedLoad, Arith, CompositeConstruct, Constant, DclBinding, DclInput, DclInputBuiltIn,
-    DclOutput, DclOutputBuiltIn, DescriptorLoad, Load, Store,
+    AlignedLoad, Arith, CompositeConstruct, CompositeExtract, Constant, DclBinding, DclInput,
+    DclInputBuiltIn, DclOutput, DclOutputBuiltIn, DescriptorLoad, Load, Store,
 };
 use irc_ir::{BuiltIn, OpCode, SsaDef};
 
@@ -224,9 +224,29 @@ impl Lower<'_> {
                 }
                 Ok(self.uniform_comps(UniKey::Legacy(idx as u32), comp as u8, width))
             }
+            OpCode::DclInputBuiltIn
+                if [BuiltIn::LegacyConstInt, BuiltIn::LegacyConstBool]
+                    .iter()
+                    .any(|b| DclInputBuiltIn::of(dop).builtin() == Some(b.to_u64())) =>
+            {
+                let kind = if DclInputBuiltIn::of(dop).builtin()
+                    == Some(BuiltIn::LegacyConstInt.to_u64())
+                {
+                    BuiltIn::LegacyConstInt
+                } else {
+                    BuiltIn::LegacyConstBool
+                };
+                let (Some(idx), Some(comp)) = self.element_address(load.address()) else {
+                    return Err(self.diag(d, format!("dynamically indexed {kind:?} register")));
+                };
+                if idx >= 16 || comp as usize + width > 4 {
+                    return Err(self.diag(d, format!("{kind:?} register {idx} out of range")));
+                }
+                Ok(self.uniform_comps(UniKey::LegacyOther(kind, idx as u32), comp as u8, width))
+            }
             _ => Err(self.diag(
                 d,
-                "input of this kind (only vertex inputs and float constants)",
+                "input of this kind (only vertex inputs and D3D9 constants)",
             )),
         }
     }
@@ -438,7 +458,35 @@ impl Lower<'_> {
         Ok(self.uniform_comps(UniKey::Cbuffer(binding, e as u32), c as u8, width))
     }
 
+    /// `ConvertItoF` of a lane of a D3D9 integer constant register (the only integer the
+    /// `int-to-float` pass leaves converted): the register is uploaded as floats, so the lane
+    /// is the uniform component itself.
+    pub(super) fn int_register_lane(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
+        let m = self.m;
+        let x = Arith::of(m.op(d))
+            .a()
+            .ok_or_else(|| self.diag(d, "no operand"))?;
+        let xop = m.op(x);
+        let (load, lane) = match xop.opcode {
+            OpCode::CompositeExtract => {
+                let ce = CompositeExtract::of(xop);
+                (ce.composite(), const_index(m, ce.address()))
+            }
+            _ => (Some(x), Some(0)),
+        };
+        let comps = match load {
+            Some(l) if m.opcode(l) == OpCode::InputLoad => self.value(l)?,
+            _ => return Err(self.diag(d, "conversion of an integer other than a D3D9 `i#` lane")),
+        };
+        let lane = lane.ok_or_else(|| self.diag(d, "dynamic lane"))? as usize;
+        comps
+            .get(lane)
+            .map(|&c| std::iter::once(c).collect())
+            .ok_or_else(|| self.diag(d, "lane out of range"))
+    }
+
     pub(super) fn output_store(&mut self, d: SsaDef) -> Result<(), Diagnostic> {
+        self.check_output_block(d)?;
         let op = self.m.op(d);
         let store = Store::of(op);
         let decl = store.base().ok_or_else(|| self.diag(d, "no declaration"))?;

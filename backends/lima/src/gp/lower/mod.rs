@@ -24,9 +24,13 @@
 //! so that out-of-range indices read 0 as the IR says. The integer ops of such an index are
 //! consumed there (the GP has no integers).
 //!
-//! What the GP cannot express is a [`Diagnostic::unsupported`] naming the op. Control flow is
-//! not lowered (the pipeline if-converts and unrolls for a target without branches).
+//! Control flow ([`flow`]): each IR block becomes a [`Block`] of nodes, scheduled on its own;
+//! values that cross blocks (phis, and values used outside their block) live in pinned
+//! register components, and branches test the pass unit's result (reference §8.4).
+//!
+//! What the GP cannot express is a [`Diagnostic::unsupported`] naming the op.
 
+mod flow;
 mod io;
 mod ops;
 
@@ -40,7 +44,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::isa::UNIFORM_SLOTS;
-use super::mir::{NodeId, Op, Operand, OutputStore, Program, Src};
+use super::mir::{Blocks, NodeId, Op, Operand, OutputStore, Program, Src};
 
 /// One component of a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +78,10 @@ pub type Comps = SmallVec<[C; 4]>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum UniKey {
     Legacy(u32),
+    /// A D3D9 integer or bool constant register (`LegacyConstInt`/`LegacyConstBool`), uploaded
+    /// as floats (integers converted, bools 0/1 in every lane: the convention of
+    /// [`UniformSource::Legacy`]), placed like constant-buffer elements.
+    LegacyOther(BuiltIn, u32),
     Cbuffer(irc_backend::ResourceBinding, u32),
     /// D3D9 float constant `c<k>` of a relative load (`c[a + k]`, `k` possibly outside
     /// 0–255): the slot of `c0` plus `k` (the constants are laid out whole, [`RelLayout`]).
@@ -88,7 +96,7 @@ enum UniKey {
 /// Result of lowering.
 #[derive(Debug)]
 pub struct Lowered {
-    pub program: Program,
+    pub program: Blocks,
     pub reflection: Reflection,
     /// Uniform slot of the viewport scale (translate in the next), when the position is
     /// written.
@@ -118,8 +126,11 @@ struct Lower<'a> {
     /// The D3D9 float constants are indexed dynamically (`c[a + k]`): the range of `k`.
     rel: Option<RelLayout>,
     /// The address register node of each index base (the float operand of the
-    /// `ConvertFtoI`).
+    /// `ConvertFtoI`), in the current block.
     addr_nodes: FxHashMap<SsaDef, NodeId>,
+    /// Control flow ([`flow`]): finished blocks, the current block's index, the block of
+    /// each op, pinned components, phis.
+    flow: flow::Flow,
 }
 
 /// The layout of the D3D9 float constants when they are indexed dynamically: the `len` declared
@@ -178,15 +189,6 @@ pub fn lower(m: &Module, layout: Option<&[VaryingBinding]>) -> Result<Lowered, D
     if let Some(&stray) = cfg.stray_ops().first() {
         return Err(unsupported(m, stray, "op outside any block"));
     }
-    let blocks: Vec<_> = cfg.blocks().collect();
-    if blocks.len() != 1 {
-        let t = cfg.block(blocks[0]).terminator.unwrap_or(func);
-        return Err(unsupported(
-            m,
-            t,
-            "control flow that the optimizer could not flatten (lima-vp lowers one block)",
-        ));
-    }
     let mut l = Lower {
         m,
         prog: Program::default(),
@@ -196,17 +198,19 @@ pub fn lower(m: &Module, layout: Option<&[VaryingBinding]>) -> Result<Lowered, D
         uniforms: Vec::new(),
         rel: None,
         addr_nodes: FxHashMap::default(),
+        flow: flow::Flow::new(m, &cfg),
     };
     let mut reflection = Reflection::default();
     l.declare(&mut reflection, layout)?;
-    l.rel = l.scan_relative(&cfg.block(blocks[0]).ops)?;
-    for &d in &cfg.block(blocks[0]).ops {
-        l.lower_op(d)?;
-    }
-    let (viewport, point_size) = l.write_outputs()?;
+    let all_ops: Vec<SsaDef> = cfg
+        .blocks()
+        .flat_map(|b| cfg.block(b).ops.iter().copied())
+        .collect();
+    l.rel = l.scan_relative(&all_ops)?;
+    let (viewport, point_size) = l.lower_blocks(&cfg)?;
     let (viewport, point_size) = l.assign_uniform_slots(&mut reflection, viewport, point_size)?;
     Ok(Lowered {
-        program: l.prog,
+        program: l.flow.finish(),
         reflection,
         viewport,
         point_size,
@@ -295,7 +299,7 @@ impl Lower<'_> {
             let key = match srcs[i].src {
                 Src::Uni(id, _) => Some((id, None)),
                 Src::UniRel(id, a, _) => Some((id, Some(a))),
-                Src::Node(_) | Src::Attr(..) => None,
+                Src::Node(_) | Src::Attr(..) | Src::Reg(..) => None,
             };
             match srcs[i].src {
                 Src::Uni(..) | Src::UniRel(..) if uni.is_some_and(|u| Some(u) != key) => {
@@ -310,7 +314,7 @@ impl Lower<'_> {
                         attrs.push(a);
                     }
                 }
-                Src::Node(_) => {}
+                Src::Node(_) | Src::Reg(..) => {}
             }
         }
         C::V(Operand::node(self.prog.push(op, &srcs)))
@@ -359,6 +363,7 @@ impl Lower<'_> {
                     varying,
                     comp,
                     value,
+                    register: false,
                 });
             }
         }
@@ -454,6 +459,14 @@ impl Lower<'_> {
                 UniKey::LegacyRel(k) => {
                     slots[id] = (i64::from(legacy_base) + i64::from(k)) as u32;
                 }
+                UniKey::LegacyOther(kind, index) => {
+                    slots[id] = next;
+                    r.uniforms.push(UniformBinding {
+                        slot: next,
+                        source: UniformSource::Legacy { kind, index },
+                    });
+                    next += 1;
+                }
                 UniKey::Cbuffer(binding, e) => {
                     slots[id] = next;
                     r.uniforms.push(UniformBinding {
@@ -502,7 +515,7 @@ impl Lower<'_> {
         }
         r.uniforms.sort_by_key(|u| u.slot);
         r.uniform_slots = total;
-        self.prog.map_uniforms(|id| slots[id as usize]);
+        self.flow.map_uniforms(|id| slots[id as usize]);
         Ok((viewport.map(|_| vp), point_size.map(|_| ps)))
     }
 }

@@ -22,7 +22,11 @@ fn neg(v: Comps) -> Comps {
 impl Lower<'_> {
     pub(super) fn value(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
         if let Some(v) = self.values.get(&d) {
-            return Ok(v.clone());
+            let v = v.clone();
+            return match self.block_of_value(d) {
+                Some(b) if b != self.flow.cur => self.export(b, v),
+                _ => Ok(v),
+            };
         }
         let op = self.m.op(d);
         match op.opcode {
@@ -42,7 +46,7 @@ impl Lower<'_> {
         }
     }
 
-    fn arg(&mut self, d: SsaDef, a: Option<SsaDef>) -> Result<Comps, Diagnostic> {
+    pub(super) fn arg(&mut self, d: SsaDef, a: Option<SsaDef>) -> Result<Comps, Diagnostic> {
         let a = a.ok_or_else(|| self.diag(d, "operand missing"))?;
         self.value(a)
     }
@@ -155,6 +159,8 @@ impl Lower<'_> {
                 return Ok(())
             }
             OpCode::OutputStore => return self.output_store(d),
+            OpCode::Phi => self.phi(d)?,
+            OpCode::ConvertItoF => self.int_register_lane(d)?,
             OpCode::CompositeExtract => {
                 let ex = CompositeExtract::of(op);
                 let v = self.arg(d, ex.composite())?;

@@ -53,8 +53,11 @@
 //! instructions, or needing more storage than registers and temporaries give, fails with a
 //! limit error.
 
+mod blocks;
 mod check;
 mod cycle;
+
+pub use blocks::schedule_blocks;
 
 use irc_backend::Diagnostic;
 
@@ -64,7 +67,7 @@ use check::{Kept, Port, Read};
 use super::instr::Instruction;
 use super::isa::{
     AccOp, ComplexOp, LoadOffset, MulOp, PassOp, Src, SrcClass, Unit, MAX_INSTRUCTIONS, REGISTERS,
-    UNIFORM_SLOTS, UNKNOWN_1_TEMP_STORE,
+    UNIFORM_SLOTS, UNKNOWN_1_BRANCH, UNKNOWN_1_TEMP_STORE,
 };
 use super::mir::{NodeId, Op, Operand, Program, Src as MSrc};
 pub use cycle::Cyc;
@@ -186,6 +189,10 @@ struct Sched<'a> {
     vals: Vec<Option<Val>>,
     node_done: Vec<bool>,
     out_done: Vec<bool>,
+    /// Per output storing a pinned register: the nodes reading that component (placed first).
+    reg_readers: Vec<Vec<NodeId>>,
+    /// The block's branch is placed.
+    branch_done: bool,
     /// Operand producers not placed yet, per node.
     waiting: Vec<u32>,
     users: Vec<Vec<NodeId>>,
@@ -270,11 +277,25 @@ fn schedule_with(
             }
         }
     }
-    for o in &prog.outputs {
-        if let Some(v) = o.value.producer() {
+    for o in prog.outputs.iter().map(|o| &o.value).chain(&prog.branch) {
+        if let Some(v) = o.producer() {
             uses[v as usize] += 1;
         }
     }
+    let reg_readers = prog
+        .outputs
+        .iter()
+        .map(|o| {
+            if !o.register {
+                return Vec::new();
+            }
+            let pinned = MSrc::Reg(o.varying, o.comp);
+            (0..n as NodeId)
+                .filter(|&i| live[i as usize])
+                .filter(|&i| prog.nodes[i as usize].srcs.iter().any(|s| s.src == pinned))
+                .collect()
+        })
+        .collect();
     let mut height = vec![0u32; n];
     for i in (0..n).rev() {
         let h = users[i]
@@ -290,6 +311,8 @@ fn schedule_with(
         vals: vec![None; n],
         node_done: live.iter().map(|&l| !l).collect(),
         out_done: vec![false; prog.outputs.len()],
+        reg_readers,
+        branch_done: prog.branch.is_none(),
         waiting,
         users,
         height,
@@ -317,7 +340,7 @@ impl Sched<'_> {
         for (k, &v) in order.iter().enumerate() {
             rank[v as usize] = k;
         }
-        let total = order.len() + self.prog.outputs.len();
+        let total = order.len() + self.prog.outputs.len() + usize::from(!self.branch_done);
         let mut placed = 0usize;
         let mut t = 0u32;
         let mut idle = 0u32;
@@ -381,6 +404,10 @@ impl Sched<'_> {
                     break;
                 }
             }
+            if !self.branch_done && placed + 1 == total && self.try_branch(t) {
+                self.branch_done = true;
+                placed += 1;
+            }
             idle = if placed == before { idle + 1 } else { 0 };
             if idle > 16 {
                 return Err(internal(format!(
@@ -415,9 +442,57 @@ impl Sched<'_> {
     }
 
     fn output_ready(&self, i: usize) -> bool {
-        match self.prog.outputs[i].value.producer() {
-            Some(v) => self.vals[v as usize].is_some(),
-            None => true,
+        let readers_done = self.reg_readers[i]
+            .iter()
+            .all(|&r| self.node_done[r as usize]);
+        readers_done
+            && match self.prog.outputs[i].value.producer() {
+                Some(v) => self.vals[v as usize].is_some(),
+                None => true,
+            }
+    }
+
+    /// Places the block's branch at `t` once everything else is: the last instruction of the
+    /// block (nothing placed after it), at least 2 instructions after the last register store
+    /// (reference §9: no register store in a block's last 2 instructions), its pass unit
+    /// passing the condition (reference §8.4), without a temporary store.
+    fn try_branch(&mut self, t: u32) -> bool {
+        let Some(cond) = self.prog.branch else {
+            return true;
+        };
+        let ti = t as usize;
+        if self.cycles[ti + 1..].iter().any(|c| !c.is_empty()) {
+            return false;
+        }
+        let last_store = self.cycles[..=ti].iter().rposition(|c| {
+            c.ins
+                .store
+                .iter()
+                .any(|s| s.active() && !s.temporary && !s.varying)
+        });
+        if last_store.is_some_and(|s| ti < s + 2) {
+            return false;
+        }
+        if self.cycles[ti].temp.is_some() || self.cycles[ti].pass {
+            return false;
+        }
+        let placed = self.attempt(t, |s, eff| {
+            let src = s.read(t, cond.src, eff)?;
+            let c = &mut s.cycles[ti];
+            c.pass = true;
+            c.ins.pass_op = PassOp::Pass;
+            c.ins.pass_src = src;
+            c.ins.branch = true;
+            c.ins.unknown_1 = UNKNOWN_1_BRANCH as u8;
+            Some(())
+        });
+        match placed {
+            Some(((), eff)) => {
+                self.reads.extend(eff.iter().filter_map(|e| e.2));
+                self.commit(&eff);
+                true
+            }
+            None => false,
         }
     }
 
@@ -463,6 +538,7 @@ impl Sched<'_> {
                 Some(Src::load(code, h.comp)?)
             }
             MSrc::Attr(a, c) => Src::load(self.read_reg(t, a, true, 0)?, c),
+            MSrc::Reg(r, c) => Src::load(self.read_reg(t, r, false, 0)?, c),
             MSrc::Uni(slot, c) => {
                 self.load_port(ti, u16::try_from(slot).ok()?)?;
                 Src::load(SrcClass::Load, c)
@@ -795,13 +871,14 @@ impl Sched<'_> {
         let o = self.prog.outputs[i];
         let (k, j) = (usize::from(o.comp / 2), usize::from(o.comp % 2));
         let ti = t as usize;
-        if !self.cycles[ti].store_fits(k, j, o.varying, true) {
+        let varying = !o.register;
+        if !self.cycles[ti].store_fits(k, j, o.varying, varying) {
             return false;
         }
         if let MSrc::Node(v) = o.value.src {
             if let Some(val) = self.vals[v as usize] {
                 if let (Kind::Unit(u), false, true) = (val.kind, o.value.neg, val.def == t) {
-                    self.cycles[ti].set_store(k, j, o.varying, true, u);
+                    self.cycles[ti].set_store(k, j, o.varying, varying, u);
                     self.commit(&[(v, t, None)]);
                     return true;
                 }
@@ -810,7 +887,7 @@ impl Sched<'_> {
         let placed = self.attempt(t, |s, eff| {
             let src = s.read(t, o.value.src, eff)?;
             let u = s.cycles[ti].place_mov(src, o.value.neg)?;
-            s.cycles[ti].set_store(k, j, o.varying, true, u);
+            s.cycles[ti].set_store(k, j, o.varying, varying, u);
             Some(())
         });
         match placed {
@@ -1084,6 +1161,18 @@ impl Sched<'_> {
         if self.cycles.is_empty() {
             // A program is at least one instruction (one that stores nothing).
             self.cycles.push(Cyc::default());
+        }
+        // A block storing a pinned register for later blocks ends at least 2 instructions
+        // after the store (reference §9); the branch, when there is one, is placed so already.
+        let last_reg_store = self.cycles.iter().rposition(|c| {
+            c.ins
+                .store
+                .iter()
+                .any(|s| s.active() && !s.temporary && !s.varying)
+        });
+        if let Some(k) = last_reg_store {
+            let len = self.cycles.len().max(k + 3);
+            self.cycles.resize(len, Cyc::default());
         }
         stats.movs += self.movs;
         stats.registers = regs.iter().filter(|&&r| r).count() as u32;
