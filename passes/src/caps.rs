@@ -44,6 +44,8 @@ pub struct TargetCaps {
     /// dearer than the branch it replaces (one instruction); more where selects are sequences
     /// (AGAL has none: an exact select is at least six instructions).
     pub select_cost: u16,
+    /// `FSin` and `FCos` run natively (else `lower-trig` makes them polynomial arithmetic).
+    pub trig: bool,
 }
 
 impl TargetCaps {
@@ -67,6 +69,7 @@ impl TargetCaps {
         min_dot_terms: 2,
         if_convert_limit: 8,
         select_cost: 0,
+        trig: true,
     };
 }
 
@@ -90,6 +93,7 @@ pub(crate) mod test_profiles {
         min_dot_terms: 4,
         if_convert_limit: 16,
         select_cost: 0,
+        trig: true,
     };
     /// Like PICA200: D3D9 multiplies and dot products natively.
     pub const PICA_LIKE: TargetCaps = TargetCaps {
@@ -111,6 +115,7 @@ pub(crate) mod test_profiles {
         min_dot_terms: 3,
         if_convert_limit: 16,
         select_cost: 0,
+        trig: true,
     };
     /// Like AGAL version 1: no branches, no loops.
     pub const AGAL_LIKE: TargetCaps = TargetCaps {
@@ -126,6 +131,7 @@ pub(crate) mod test_profiles {
         min_dot_terms: 3,
         if_convert_limit: 8,
         select_cost: 0,
+        trig: true,
     };
 }
 

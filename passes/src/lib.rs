@@ -31,6 +31,7 @@ pub mod lower_consume;
 pub mod lower_dot;
 pub mod lower_legacy;
 pub mod lower_min16;
+pub mod lower_trig;
 pub mod manager;
 pub mod pipelines;
 pub mod propagate_types;

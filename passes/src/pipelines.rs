@@ -58,6 +58,9 @@ fn legalize_steps(pm: &mut PassManager, m: &mut Module, helpers: bool) -> Result
     step(pm, m, "lower-legacy")?;
     step(pm, m, "lower-dot")?;
     step(pm, m, "legalize-ops")?;
+    if !pm.context.caps.trig {
+        step(pm, m, "lower-trig")?;
+    }
     if !pm.context.caps.indexable_scratch {
         step(pm, m, "scratch-to-regs")?;
     }

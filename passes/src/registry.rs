@@ -158,6 +158,11 @@ pub static PASSES: &[PassInfo] = &[
         run: crate::unroll::run,
     },
     PassInfo {
+        name: "lower-trig",
+        description: "sine and cosine to polynomial arithmetic on targets without them",
+        run: crate::lower_trig::run,
+    },
+    PassInfo {
         name: "relax-ieee-mul",
         description: "IEEE multiplies to D3D9 legacy ones where the target's option asks for it",
         run: crate::relax_ieee_mul::run,

@@ -37,6 +37,7 @@ const CAPS: TargetCaps = TargetCaps {
     min_dot_terms: 2,
     if_convert_limit: 0,
     select_cost: 0,
+    trig: true,
 };
 
 // Encoding: one opcode byte, then operands.

@@ -19,6 +19,7 @@ pub const CAPS: TargetCaps = TargetCaps {
     min_dot_terms: 3,
     if_convert_limit: 8,
     select_cost: 6,
+    trig: true,
 };
 
 /// The capabilities the `agal-fp`/`agal-vp` pipeline runs with: [`CAPS`], except that the
@@ -33,5 +34,6 @@ pub const PIPELINE_CAPS: TargetCaps = TargetCaps {
     branches: true,
     if_convert_limit: 2,
     select_cost: 6,
+    trig: true,
     ..CAPS
 };

@@ -57,6 +57,8 @@ pub struct Oracle {
     pub fine_default_derivatives: bool,
     /// `pow`, `sin`, `cos` as the hardware's step sequence.
     pub stepwise_transcendentals: bool,
+    /// `sin`, `cos` as the polynomial arithmetic of targets without them (`lower-trig`).
+    pub polynomial_trig: bool,
     /// Constant-buffer dwords uploaded as floats that are f32 denormals arrive as zero (a
     /// target without f32 registers).
     pub flush_denormal_uniforms: bool,

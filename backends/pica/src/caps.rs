@@ -27,4 +27,5 @@ pub const CAPS: TargetCaps = TargetCaps {
     min_dot_terms: 3,
     if_convert_limit: 2,
     select_cost: 0,
+    trig: false,
 };

@@ -131,6 +131,7 @@ impl Target for PicaVs {
             div_as_rcp_mul: true,
             fine_default_derivatives: false,
             stepwise_transcendentals: false,
+            polynomial_trig: true,
             flush_denormal_uniforms: true,
             denormals: Denormals::Flush,
         }

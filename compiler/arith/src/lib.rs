@@ -13,6 +13,7 @@
 //! - [`fp_mode`]: `SetFpMode` per float width (denormal flushing, rounding toward zero) and
 //!   the read/round primitives every float op applies with it;
 //! - [`access`]: composite and memory addressing of values (extract, insert, byte layout);
+//! - [`trig`]: sine and cosine as the polynomial arithmetic of targets without them;
 //! - [`eval`]: [`eval::fold`], one pure op on operand values, and
 //!   [`eval::constant_literals`], values back to `Constant` literals.
 
@@ -22,6 +23,7 @@ pub mod eval;
 pub mod float;
 pub mod fp_mode;
 pub mod int;
+pub mod trig;
 pub mod value;
 
 pub use fp_mode::{FpMode, FpModes};

@@ -62,6 +62,11 @@ pub struct RunConfig {
     /// `log2` and sine/cosine in turns compute them. An oracle like the two above; off by
     /// default.
     pub stepwise_transcendentals: bool,
+    /// Evaluates `FSin`/`FCos` of f32 as the polynomial arithmetic of
+    /// [`irc_arith::trig::poly_sin_cos`], every step rounded: how the targets without
+    /// trigonometric units compute them (the `lower-trig` pass). An oracle like the ones
+    /// above; off by default.
+    pub polynomial_trig: bool,
     /// Overrides the denormal mode of every float width whatever the module's `SetFpMode`
     /// says: `Some(true)` flushes, as targets without denormals compute (PICA's float24,
     /// Lima's fp16); `Some(false)` preserves (to classify differences that only flushing
@@ -88,6 +93,7 @@ impl Default for RunConfig {
             div_as_rcp_mul: false,
             fine_default_derivatives: false,
             stepwise_transcendentals: false,
+            polynomial_trig: false,
             flush_denormals: None,
         }
     }

@@ -468,6 +468,16 @@ impl Interp<'_, '_> {
                     float::float_op_in(OpCode::FExp2, t, &[p], 0, mode)
                 })?
             }
+            OpCode::FSin | OpCode::FCos
+                if self.cfg.polynomial_trig && rt(op) == irc_ir::ScalarType::F32 =>
+            {
+                let t = rt(op);
+                let mode = self.p.fp_modes.get(t);
+                let sine = op.opcode == OpCode::FSin;
+                self.map(l, d, 1, |a| {
+                    irc_arith::trig::poly_sin_cos(a[0], t, mode, sine)
+                })?
+            }
             OpCode::FSin | OpCode::FCos if self.cfg.stepwise_transcendentals => {
                 let t = rt(op);
                 let mode = self.p.fp_modes.get(t);

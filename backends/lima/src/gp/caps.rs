@@ -21,4 +21,5 @@ pub const CAPS: TargetCaps = TargetCaps {
     min_dot_terms: u8::MAX,
     if_convert_limit: u16::MAX,
     select_cost: 0,
+    trig: false,
 };

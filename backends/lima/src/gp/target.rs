@@ -95,6 +95,7 @@ impl Target for LimaVp {
             div_as_rcp_mul: true,
             fine_default_derivatives: false,
             stepwise_transcendentals: false,
+            polynomial_trig: true,
             flush_denormal_uniforms: false,
             denormals: Denormals::Unknown,
         }

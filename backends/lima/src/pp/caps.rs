@@ -21,4 +21,5 @@ pub const CAPS: TargetCaps = TargetCaps {
     min_dot_terms: 4,
     if_convert_limit: 16,
     select_cost: 0,
+    trig: true,
 };

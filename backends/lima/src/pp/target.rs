@@ -96,6 +96,7 @@ impl Target for LimaFp {
             div_as_rcp_mul: true,
             fine_default_derivatives: true,
             stepwise_transcendentals: true,
+            polynomial_trig: false,
             flush_denormal_uniforms: true,
             denormals: Denormals::Flush,
         }
