@@ -56,7 +56,9 @@ fn splat(m: &mut Module, ty: &Type, v: f32) -> SsaDef {
 fn lower(m: &mut Module, d: SsaDef, legacy: bool) {
     let op = m.op(d).clone();
     let ty = op.ty.clone();
-    let x = irc_ir::format::Arith::of(&op).a().expect("FSin/FCos operand");
+    let x = irc_ir::format::Arith::of(&op)
+        .a()
+        .expect("FSin/FCos operand");
     let (mul, mad) = if legacy {
         (OpCode::FMulLegacy, OpCode::FMadLegacy)
     } else {

@@ -1,7 +1,8 @@
 //! Flow markers → IFC / LOOP / BREAKC words with absolute addresses and the NOP padding of
 //! reference §9.
 //!
-//! * `If(v)` … [`Flow::Else`] … [`Flow::EndIf`]: `ifc cmp.x` (or `!cmp.x`); without an else,
+//! * `If(v)` … [`Flow::Else`] … [`Flow::EndIf`]: `ifc cmp.x` (or `!cmp.x`), or `ifu bN` on a
+//!   bool uniform (same DST/NUM, reference §4 format 3); without an else,
 //!   DST = the first word after the body and NUM = 0; with one, DST = the first word of the
 //!   else-body and NUM = its length (picasso's encoding).
 //! * A loop is two nested LOOPs on the int uniform [`LOOP_UNIFORM`], which the program's
@@ -20,7 +21,7 @@ use irc_backend::Diagnostic;
 
 use crate::instr::{Cond, Instr};
 use crate::isa::Opcode;
-use crate::lower::mir::Flow;
+use crate::lower::mir::{Flow, IfCond};
 
 /// The int uniform the loops count with (`.consti` allocates from i3 down in picasso).
 pub const LOOP_UNIFORM: u8 = 3;
@@ -111,17 +112,25 @@ pub fn layout(items: &[Item]) -> Result<Vec<Instr>, Diagnostic> {
             Item::Flow(Flow::Cmp(..)) => {
                 return Err(Diagnostic::internal(None, "CMP marker without instruction"))
             }
-            Item::Flow(Flow::If(v)) => {
+            Item::Flow(Flow::If(c)) => {
                 stack.push(Open::If {
                     at: out.len(),
                     body: out.len() + 1,
                     else_at: None,
                 });
-                out.push(Instr::CondFlow {
-                    op: Opcode::Ifc,
-                    cond: Cond::x(v),
-                    dst: 0,
-                    num: 0,
+                out.push(match c {
+                    IfCond::Cmp(v) => Instr::CondFlow {
+                        op: Opcode::Ifc,
+                        cond: Cond::x(v),
+                        dst: 0,
+                        num: 0,
+                    },
+                    IfCond::Bool(id) => Instr::UniformFlow {
+                        op: Opcode::Ifu,
+                        id,
+                        dst: 0,
+                        num: 0,
+                    },
                 });
             }
             Item::Flow(Flow::Else) => {
@@ -149,7 +158,9 @@ pub fn layout(items: &[Item]) -> Result<Vec<Instr>, Diagnostic> {
                         })?,
                     ),
                 };
-                if let Instr::CondFlow { dst: d, num: n, .. } = &mut out[at] {
+                if let Instr::CondFlow { dst: d, num: n, .. }
+                | Instr::UniformFlow { dst: d, num: n, .. } = &mut out[at]
+                {
                     *d = addr(dst)?;
                     *n = num;
                 }

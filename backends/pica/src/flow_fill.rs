@@ -99,14 +99,14 @@ mod tests {
     fn nested_closes_in_both_arms_take_the_next_instruction() {
         let inner = |a: u8, b: u8| {
             [
-                f(Flow::If(true)),
+                f(Flow::If(crate::lower::mir::IfCond::Cmp(true))),
                 mov(a, 0),
                 f(Flow::Else),
                 mov(b, 0),
                 f(Flow::EndIf),
             ]
         };
-        let mut items = vec![f(Flow::If(true))];
+        let mut items = vec![f(Flow::If(crate::lower::mir::IfCond::Cmp(true)))];
         items.extend(inner(1, 2));
         items.push(f(Flow::Else));
         items.extend(inner(3, 4));
@@ -135,10 +135,10 @@ mod tests {
     #[test]
     fn one_slot_is_left_alone() {
         let mut items = vec![
-            f(Flow::If(true)),
+            f(Flow::If(crate::lower::mir::IfCond::Cmp(true))),
             mov(1, 0),
             f(Flow::Else),
-            f(Flow::If(false)),
+            f(Flow::If(crate::lower::mir::IfCond::Cmp(false))),
             mov(2, 0),
             f(Flow::EndIf),
             f(Flow::EndIf),

@@ -223,7 +223,7 @@ mod tests {
         // longer run wins the tie).
         let run = [mov(0, 0), mov(1, 1), emit()];
         let mut items: Vec<Item> = run.iter().chain(&run).cloned().collect();
-        items.push(Item::Flow(Flow::If(true)));
+        items.push(Item::Flow(Flow::If(crate::lower::mir::IfCond::Cmp(true))));
         items.extend(run.iter().cloned());
         items.push(Item::Flow(Flow::EndIf));
         outline(&mut items);

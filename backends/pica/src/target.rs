@@ -13,7 +13,7 @@ use irc_backend::{
     CompileOptions, Container, Denormals, Diagnostic, Diagnostics, OptionSpec, Oracle, Output,
     Pipeline, PipelineKind, Simulator, Stats, Target, TargetCaps, Tolerance, UniformSource,
 };
-use irc_ir::{Module, ShaderStage};
+use irc_ir::{BuiltIn, Module, ShaderStage};
 
 use crate::flow_emit::{self, Item};
 use crate::instr::{Dst as HDst, DstReg, Instr, Mask, Src, SrcReg, Swizzle};
@@ -499,11 +499,23 @@ fn container(
         }
     }
     for u in &r.uniforms {
-        if let UniformSource::Legacy { index, .. } = u.source {
+        if let UniformSource::Legacy { index, kind } = u.source {
+            // The D3D9 register's name (`i#`/`b#` registers are uploaded as float vec4s in
+            // `c` space, reflection's convention); the unified register of the slot: floats
+            // and ints from 0x10 (c0 at 0x10, i0 at 0x70), bools from 0x78.
+            let prefix = match kind {
+                BuiltIn::LegacyConstInt => "i",
+                BuiltIn::LegacyConstBool => "b",
+                _ => "c",
+            };
+            let unified = match u.slot {
+                s if s >= sim_io::BOOL_SLOT => 0x78 + (s - sim_io::BOOL_SLOT) as u16,
+                s => 0x10 + s as u16,
+            };
             d.uniforms.push(shbin::UniformEntry {
-                name: format!("c{index}"),
-                first: 0x10 + u.slot as u16,
-                last: 0x10 + u.slot as u16,
+                name: format!("{prefix}{index}"),
+                first: unified,
+                last: unified,
             });
         }
     }

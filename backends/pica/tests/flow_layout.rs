@@ -8,7 +8,7 @@ use irc_pica::encode::encode_program;
 use irc_pica::flow_emit::{layout, Item, LOOP_UNIFORM, LOOP_VALUE};
 use irc_pica::instr::{Dst, DstReg, Instr, Mask, Src, SrcReg};
 use irc_pica::isa::{AddrIndex, CmpOp, Opcode};
-use irc_pica::lower::mir::Flow;
+use irc_pica::lower::mir::{Flow, IfCond};
 use irc_pica::sim::{run, Precision, SimOptions, Uniforms};
 
 /// `add r<d>, r<d>, v<v>`: a distinct, checkable body instruction.
@@ -50,14 +50,14 @@ fn nested_ifs_ending_together_get_picassos_nops() {
     // if { add; if { add } } else { add; if { add } else { add } }
     let items = [
         cmp(),
-        Item::Flow(If(true)),
+        Item::Flow(If(IfCond::Cmp(true))),
         add(0, 0),
-        Item::Flow(If(false)),
+        Item::Flow(If(IfCond::Cmp(false))),
         add(1, 0),
         Item::Flow(EndIf),
         Item::Flow(Else),
         add(2, 0),
-        Item::Flow(If(true)),
+        Item::Flow(If(IfCond::Cmp(true))),
         add(3, 0),
         Item::Flow(Else),
         add(4, 0),

@@ -4,7 +4,9 @@
 //! selections and loops (unknown trip counts, big bodies). It is walked in program order:
 //!
 //! * A **selection** `if (c) A else B` (merge `M`) becomes CMP, `If`, A, `Else`, B, `EndIf`;
-//!   an empty arm is dropped (the condition flipped when the then-arm is empty). The CMP tests
+//!   an empty arm is dropped (the condition flipped when the then-arm is empty). A D3D9 bool
+//!   register `c` needs no CMP: `If` is IFU on the bool uniform of its number (whose then-arm
+//!   stays, empty, when only the else-arm has code: IFU has no negation). The CMP tests
 //!   the float comparison feeding the branch directly when the branch is its only use (IR
 //!   `FLt`/`FEq`/`FNe` … and PICA CMP agree on NaN: ordered except NE), else the 0/1 value
 //!   against 0.
@@ -30,7 +32,7 @@ use irc_ir::format::{Arith, Branch, BranchConditional, Phi};
 use irc_ir::{Construct, OpCode, SsaDef};
 use smallvec::smallvec;
 
-use super::mir::{Dst, Flow, MOp, Operand, Reg};
+use super::mir::{Dst, Flow, IfCond, MOp, Operand, Reg};
 use super::{flat_size, Comps, Lower, C};
 use crate::isa::{CmpOp, Opcode};
 
@@ -253,9 +255,25 @@ impl Lower<'_> {
                 }
             }
         }
-        let truth = self.condition(t, c, fused.is_some())?;
+        // A D3D9 bool register is tested by IFU on the bool uniform itself.
+        let (test, truth) = match self.bool_register(c) {
+            Some(b) => {
+                if !self.bool_uniforms.contains(&b) {
+                    self.bool_uniforms.push(b);
+                }
+                (IfCond::Bool(b as u8), true)
+            }
+            None => {
+                let truth = self.condition(t, c, fused.is_some())?;
+                (IfCond::Cmp(truth), truth)
+            }
+        };
         let if_at = self.prog.ops.len();
-        self.marker(Opcode::Ifc, Flow::If(truth));
+        let opcode = match test {
+            IfCond::Cmp(_) => Opcode::Ifc,
+            IfCond::Bool(_) => Opcode::Ifu,
+        };
+        self.marker(opcode, Flow::If(test));
         self.flow_depth += 1;
         let arm = |this: &mut Self, x: Block| -> Result<(), Diagnostic> {
             this.new_block();
@@ -282,9 +300,11 @@ impl Lower<'_> {
             (false, true) => {
                 self.prog.ops.remove(else_at);
             }
+            // IFU has no negated form: its then-arm stays empty (a NOP).
+            (true, false) if matches!(test, IfCond::Bool(_)) => {}
             (true, false) => {
                 self.prog.ops.remove(else_at);
-                self.prog.ops[if_at].dst = Dst::Flow(Flow::If(!truth));
+                self.prog.ops[if_at].dst = Dst::Flow(Flow::If(IfCond::Cmp(!truth)));
             }
             (false, false) => {}
         }

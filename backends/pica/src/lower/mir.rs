@@ -71,13 +71,22 @@ pub enum Dst {
     Flow(Flow),
 }
 
+/// What an if tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IfCond {
+    /// `cmp.x == value` (IFC).
+    Cmp(bool),
+    /// Bool uniform `b<id>` is set (IFU).
+    Bool(u8),
+}
+
 /// A flow-control op. Conditions test `cmp.x` as set by the last [`Flow::Cmp`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
     /// CMP: cmp.x = src0.x `x` src1.x, cmp.y = src0.y `y` src1.y (src0 is the wide slot).
     Cmp(CmpOp, CmpOp),
-    /// Opens an if: the then-arm runs when `cmp.x == value` (IFC).
-    If(bool),
+    /// Opens an if (IFC on the cmp flags, or IFU on a bool uniform).
+    If(IfCond),
     /// Ends the then-arm and opens the else-arm.
     Else,
     /// Closes an if.

@@ -136,6 +136,8 @@ struct Lower<'a> {
     loop_ctx: Option<flow::LoopCtx>,
     /// Interval / NaN facts of the float values (the cheap select needs NaN-free sides).
     facts: irc_passes::float_facts::FloatFacts,
+    /// D3D9 bool registers that `if`s test directly (IFU on the bool uniform of that number).
+    bool_uniforms: Vec<u32>,
 }
 
 /// An application uniform: a D3D9 float constant register or a constant-buffer element.
@@ -210,6 +212,7 @@ pub(crate) fn lower_stage(m: &Module, want: irc_ir::ShaderStage) -> Result<Lower
         loops_open: 0,
         loop_ctx: None,
         facts: irc_passes::float_facts::analyze(m),
+        bool_uniforms: Vec::new(),
     };
     let mut reflection = Reflection::default();
     if want == irc_ir::ShaderStage::Geometry {
@@ -225,6 +228,15 @@ pub(crate) fn lower_stage(m: &Module, want: irc_ir::ShaderStage) -> Result<Lower
     }
     fold_output_moves(&mut l.prog);
     let literal_base = l.assign_uniform_slots(&mut reflection)?;
+    for &b in &l.bool_uniforms {
+        reflection.uniforms.push(UniformBinding {
+            slot: crate::sim_io::BOOL_SLOT + b,
+            source: UniformSource::Legacy {
+                kind: BuiltIn::LegacyConstBool,
+                index: b,
+            },
+        });
+    }
     let literals: Vec<[u32; 4]> = l.lits.iter().map(|e| e.0).collect();
     let slots = usize::from(literal_base) + literals.len();
     if slots > crate::isa::limits::FLOAT_UNIFORMS {
@@ -510,6 +522,12 @@ impl<'a> Lower<'a> {
                 d,
                 "integer value used other than as a relative constant index",
             )),
+            // Lowered when a value needs it (an `if` on it reads the bool uniform instead).
+            OpCode::InputLoad if self.bool_register(d).is_some() => {
+                let c = self.input_load(d)?;
+                self.values.insert(d, c.clone());
+                Ok(c)
+            }
             _ => Err(Diagnostic::internal(
                 Some((d, op.opcode)),
                 "value used before its definition was lowered",
@@ -982,6 +1000,7 @@ impl<'a> Lower<'a> {
             OpCode::EmitVertex | OpCode::EmitPrimitive if self.gs.is_some() => {
                 return self.gs_emit(d)
             }
+            OpCode::InputLoad if self.bool_register(d).is_some() => return Ok(()),
             OpCode::InputLoad => self.input_load(d)?,
             OpCode::ConvertItoF => self.int_register_lane(d)?,
             OpCode::BufferLoad => self.buffer_load(d)?,
@@ -1207,6 +1226,26 @@ impl<'a> Lower<'a> {
         };
         self.values.insert(d, r);
         Ok(())
+    }
+
+    /// The D3D9 bool register `d` loads (a scalar `InputLoad` of `LegacyConstBool` at a
+    /// constant index), in a vertex shader.
+    pub(super) fn bool_register(&self, d: SsaDef) -> Option<u32> {
+        let op = self.m.op(d);
+        if op.opcode != OpCode::InputLoad || self.gs.is_some() || op.ty.as_scalar().is_none() {
+            return None;
+        }
+        let load = Load::of(op);
+        let dop = self.m.op(load.base()?);
+        if dop.opcode != OpCode::DclInputBuiltIn
+            || DclInputBuiltIn::of(dop).builtin() != Some(BuiltIn::LegacyConstBool.to_u64())
+        {
+            return None;
+        }
+        match self.element_address(load.address()) {
+            (Some(i), Some(0)) if i < 16 => Some(i as u32),
+            _ => None,
+        }
     }
 
     /// `ConvertItoF` of a lane of a D3D9 integer constant register (the only integer the
