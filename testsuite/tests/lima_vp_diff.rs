@@ -104,3 +104,17 @@ fn branches(asm: &str) -> (usize, usize) {
     }
     (forward, backward)
 }
+
+/// Generator program 3435 (default limits), found by `irc fuzz-diff --pipeline lima-vp`: a
+/// loop whose back-edge phi copy was stored by the scheduler's path for outputs whose value
+/// is forwarded for the last time, before the body had read the phi's old value.
+#[test]
+fn phi_copy_waits_for_the_reads_of_the_old_value() {
+    let registry = irc::registry::Registry::builtin();
+    let target = registry.target("lima-vp").expect("lima-vp");
+    match irc_testsuite::harness::check_generated(target, 3435, Limits::default()) {
+        Ok(Some(run)) => assert!(run.instructions > 0),
+        Ok(None) => panic!("program 3435 no longer compiles for lima-vp"),
+        Err(case) => panic!("{case}"),
+    }
+}

@@ -360,7 +360,7 @@ impl Sched<'_> {
                     MSrc::Node(v) => self.vals[v as usize].is_some_and(|x| x.last_forward() == t),
                     _ => false,
                 };
-                if urgent && !self.out_done[i] && self.try_output(i, t) {
+                if urgent && !self.out_done[i] && self.output_ready(i) && self.try_output(i, t) {
                     self.out_done[i] = true;
                     placed += 1;
                 }
