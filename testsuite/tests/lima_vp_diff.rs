@@ -105,16 +105,19 @@ fn branches(asm: &str) -> (usize, usize) {
     (forward, backward)
 }
 
-/// Generator program 3435 (default limits), found by `irc fuzz-diff --pipeline lima-vp`: a
-/// loop whose back-edge phi copy was stored by the scheduler's path for outputs whose value
-/// is forwarded for the last time, before the body had read the phi's old value.
+/// Generator programs found by `irc fuzz-diff --pipeline lima-vp`, loops whose back-edge phi
+/// copy was stored before the body had read the phi's old value: 3435 (stored by the
+/// scheduler's path for outputs forwarded for the last time), 7319 (while an rcp sequence
+/// still read it in its `complex1` step, inside the store's latency window).
 #[test]
-fn phi_copy_waits_for_the_reads_of_the_old_value() {
+fn phi_copies_wait_for_the_reads_of_the_old_value() {
     let registry = irc::registry::Registry::builtin();
     let target = registry.target("lima-vp").expect("lima-vp");
-    match irc_testsuite::harness::check_generated(target, 3435, Limits::default()) {
-        Ok(Some(run)) => assert!(run.instructions > 0),
-        Ok(None) => panic!("program 3435 no longer compiles for lima-vp"),
-        Err(case) => panic!("{case}"),
+    for seed in [3435, 7319] {
+        match irc_testsuite::harness::check_generated(target, seed, Limits::default()) {
+            Ok(Some(run)) => assert!(run.instructions > 0),
+            Ok(None) => panic!("program {seed} no longer compiles for lima-vp"),
+            Err(case) => panic!("{case}"),
+        }
     }
 }

@@ -360,7 +360,7 @@ impl Sched<'_> {
                     MSrc::Node(v) => self.vals[v as usize].is_some_and(|x| x.last_forward() == t),
                     _ => false,
                 };
-                if urgent && !self.out_done[i] && self.output_ready(i) && self.try_output(i, t) {
+                if urgent && !self.out_done[i] && self.output_ready(i, t) && self.try_output(i, t) {
                     self.out_done[i] = true;
                     placed += 1;
                 }
@@ -369,7 +369,7 @@ impl Sched<'_> {
             loop {
                 let mut progress = false;
                 for i in 0..self.prog.outputs.len() {
-                    if !self.out_done[i] && self.output_ready(i) && self.try_output(i, t) {
+                    if !self.out_done[i] && self.output_ready(i, t) && self.try_output(i, t) {
                         self.out_done[i] = true;
                         placed += 1;
                         progress = true;
@@ -441,10 +441,14 @@ impl Sched<'_> {
         }
     }
 
-    fn output_ready(&self, i: usize) -> bool {
-        let readers_done = self.reg_readers[i]
-            .iter()
-            .all(|&r| self.node_done[r as usize]);
+    /// True if output `i` can be stored at `t`: its value is placed and, for a pinned register,
+    /// every node reading the register's old value has read it (a node reads its sources from
+    /// its first step to its result's cycle: a complex sequence reads `x` again in `complex1`),
+    /// so that no read falls between the store and its visibility (reference §9).
+    fn output_ready(&self, i: usize, t: u32) -> bool {
+        let readers_done = self.reg_readers[i].iter().all(|&r| {
+            self.node_done[r as usize] && self.vals[r as usize].is_none_or(|v| v.def <= t)
+        });
         readers_done
             && match self.prog.outputs[i].value.producer() {
                 Some(v) => self.vals[v as usize].is_some(),
