@@ -550,6 +550,15 @@ fn run_pipeline(
             kinds: crate::op_kinds::count(&m, &reference),
         });
     }
+    // Sine and cosine become polynomials on targets without them (`lower-trig`): the
+    // interpreter computes them the same way on the other side (`RunConfig::polynomial_trig`).
+    let config = irc_interp::RunConfig {
+        polynomial_trig: registry.caps(target).is_some_and(|c| !c.trig),
+        ..crate::equivalence::run_config()
+    };
+    let compare = |a: &irc_ir::Module, b: &irc_ir::Module, inputs: &irc_ir::Module, seeds: u64| {
+        crate::equivalence::compare_with(a, b, inputs, seeds, &config)
+    };
     match compare(&raw, &m, &raw, SEEDS) {
         Verdict::Same => {}
         Verdict::NotRunnable(why) => return Outcome::Unsupported(format!("interpreter: {why}")),
