@@ -4,11 +4,47 @@
 //! constants into float lanes (all four targets compute in floats) and every sampling backend
 //! resolves descriptors; one definition keeps their rules identical.
 
-use irc_ir::format::{DclBinding, DescriptorLoad, ImageSample};
-use irc_ir::{Module, OpCode, ResourceKind, ScalarType, SsaDef};
+use irc_ir::format::{
+    Arith, CompositeExtract, DclBinding, DclInputBuiltIn, DescriptorLoad, ImageSample,
+};
+use irc_ir::{BuiltIn, Module, OpCode, ResourceKind, ScalarType, SsaDef};
 
 use crate::io_plan::{const_index, flat_size};
 use crate::reflection::{ResourceBinding, SamplerKind};
+
+/// The D3D9 register file `decl` declares when it is the integer or the bool constants
+/// (`LegacyConstInt`, `LegacyConstBool`): the float-only targets upload both as float vec4s
+/// (the convention of `UniformSource::Legacy`).
+pub fn int_or_bool_registers(m: &Module, decl: SsaDef) -> Option<BuiltIn> {
+    let op = m.op(decl);
+    if op.opcode != OpCode::DclInputBuiltIn {
+        return None;
+    }
+    match DclInputBuiltIn::of(op)
+        .builtin()
+        .and_then(BuiltIn::from_u64)?
+    {
+        b @ (BuiltIn::LegacyConstInt | BuiltIn::LegacyConstBool) => Some(b),
+        _ => None,
+    }
+}
+
+/// What the `ConvertItoF` op `d` converts, in the form `int-to-float` leaves for float-only
+/// targets: lane `.1` of the value of the `InputLoad` `.0` of a D3D9 integer register (through
+/// a `CompositeExtract` of a constant lane, or the scalar load itself). The backends read it
+/// as that uniform component, the register being uploaded converted to float.
+pub fn int_register_lane(m: &Module, d: SsaDef) -> Option<(SsaDef, usize)> {
+    let x = Arith::of(m.op(d)).a()?;
+    let xop = m.op(x);
+    let (load, lane) = match xop.opcode {
+        OpCode::CompositeExtract => {
+            let ce = CompositeExtract::of(xop);
+            (ce.composite()?, const_index(m, ce.address())?)
+        }
+        _ => (x, 0),
+    };
+    (m.opcode(load) == OpCode::InputLoad).then_some((load, lane as usize))
+}
 
 /// One lane of a constant: its IR scalar type and its value as `f32` (booleans 0/1, integers
 /// by value, f64 rounded, f16/min16 exactly).

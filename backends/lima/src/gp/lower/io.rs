@@ -4,8 +4,8 @@
 use irc_backend::ir_reads::constant_lanes;
 use irc_backend::{Diagnostic, IoSource, OutputBinding, Reflection, VaryingBinding};
 use irc_ir::format::{
-    AlignedLoad, Arith, CompositeConstruct, CompositeExtract, Constant, DclBinding, DclInput,
-    DclInputBuiltIn, DclOutput, DclOutputBuiltIn, DescriptorLoad, Load, Store,
+    AlignedLoad, Arith, CompositeConstruct, Constant, DclBinding, DclInput, DclInputBuiltIn,
+    DclOutput, DclOutputBuiltIn, DescriptorLoad, Load, Store,
 };
 use irc_ir::{BuiltIn, OpCode, SsaDef};
 
@@ -183,6 +183,19 @@ impl Lower<'_> {
         let decl = load.base().ok_or_else(|| self.diag(d, "no declaration"))?;
         let dop = self.m.op(decl);
         let width = flat_size(&op.ty).unwrap_or(0) as usize;
+        if let Some(kind) = irc_backend::ir_reads::int_or_bool_registers(self.m, decl) {
+            let (Some(idx), Some(comp)) = self.element_address(load.address()) else {
+                return Err(self.diag(d, format!("dynamically indexed {kind:?} register")));
+            };
+            if idx >= 16 || comp as usize + width > 4 {
+                return Err(self.diag(d, format!("{kind:?} register {idx} out of range")));
+            }
+            return Ok(self.uniform_comps(
+                UniKey::LegacyOther(kind, idx as u32),
+                comp as u8,
+                width,
+            ));
+        }
         match dop.opcode {
             OpCode::DclInput => {
                 let input = DclInput::of(dop);
@@ -223,26 +236,6 @@ impl Lower<'_> {
                     )));
                 }
                 Ok(self.uniform_comps(UniKey::Legacy(idx as u32), comp as u8, width))
-            }
-            OpCode::DclInputBuiltIn
-                if [BuiltIn::LegacyConstInt, BuiltIn::LegacyConstBool]
-                    .iter()
-                    .any(|b| DclInputBuiltIn::of(dop).builtin() == Some(b.to_u64())) =>
-            {
-                let kind = if DclInputBuiltIn::of(dop).builtin()
-                    == Some(BuiltIn::LegacyConstInt.to_u64())
-                {
-                    BuiltIn::LegacyConstInt
-                } else {
-                    BuiltIn::LegacyConstBool
-                };
-                let (Some(idx), Some(comp)) = self.element_address(load.address()) else {
-                    return Err(self.diag(d, format!("dynamically indexed {kind:?} register")));
-                };
-                if idx >= 16 || comp as usize + width > 4 {
-                    return Err(self.diag(d, format!("{kind:?} register {idx} out of range")));
-                }
-                Ok(self.uniform_comps(UniKey::LegacyOther(kind, idx as u32), comp as u8, width))
             }
             _ => Err(self.diag(
                 d,
@@ -462,24 +455,9 @@ impl Lower<'_> {
     /// `int-to-float` pass leaves converted): the register is uploaded as floats, so the lane
     /// is the uniform component itself.
     pub(super) fn int_register_lane(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
-        let m = self.m;
-        let x = Arith::of(m.op(d))
-            .a()
-            .ok_or_else(|| self.diag(d, "no operand"))?;
-        let xop = m.op(x);
-        let (load, lane) = match xop.opcode {
-            OpCode::CompositeExtract => {
-                let ce = CompositeExtract::of(xop);
-                (ce.composite(), const_index(m, ce.address()))
-            }
-            _ => (Some(x), Some(0)),
-        };
-        let comps = match load {
-            Some(l) if m.opcode(l) == OpCode::InputLoad => self.value(l)?,
-            _ => return Err(self.diag(d, "conversion of an integer other than a D3D9 `i#` lane")),
-        };
-        let lane = lane.ok_or_else(|| self.diag(d, "dynamic lane"))? as usize;
-        comps
+        let (load, lane) = irc_backend::ir_reads::int_register_lane(self.m, d)
+            .ok_or_else(|| self.diag(d, "conversion of an integer other than a D3D9 `i#` lane"))?;
+        self.value(load)?
             .get(lane)
             .map(|&c| std::iter::once(c).collect())
             .ok_or_else(|| self.diag(d, "lane out of range"))
