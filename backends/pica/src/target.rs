@@ -319,13 +319,37 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
     compile_stage(module, options, ShaderStage::Vertex)
 }
 
-/// Compiles an optimized vertex or geometry shader.
+/// Compiles an optimized vertex or geometry shader. A geometry shader that stores one value
+/// for several vertices is compiled twice, computing such values once or at every store
+/// (`lower::remat`), and the shorter program is kept: which wins depends on what the outliner
+/// makes of the per-vertex code.
 pub(crate) fn compile_stage(
     module: &Module,
     options: &CompileOptions,
     stage: ShaderStage,
 ) -> Result<Output, Diagnostic> {
-    let mut lowered = lower::lower_stage(module, stage)?;
+    let plain = compile_variant(module, options, stage, false);
+    if stage != ShaderStage::Geometry || options.get(&OUTLINE) == "off" {
+        return plain.map(|(o, _)| o);
+    }
+    let alt = compile_variant(module, options, stage, true);
+    match (plain, alt) {
+        (Ok((p, _)), Ok((r, n))) if n > 0 && r.stats.instructions < p.stats.instructions => Ok(r),
+        (Ok((p, _)), _) => Ok(p),
+        (Err(_), Ok((r, n))) if n > 0 => Ok(r),
+        (Err(e), _) => Err(e),
+    }
+}
+
+/// Compiles with values stored more than once computed at each store when `remat` is set;
+/// returns the output and how many values were so computed.
+fn compile_variant(
+    module: &Module,
+    options: &CompileOptions,
+    stage: ShaderStage,
+    remat: bool,
+) -> Result<(Output, usize), Diagnostic> {
+    let mut lowered = lower::lower_stage(module, stage, remat)?;
     if let Some(layout) = &options.output_layout {
         crate::gs::link::apply_output_layout(&mut lowered, layout)?;
     }
@@ -452,13 +476,16 @@ pub(crate) fn compile_stage(
     if let Some(gs) = &lowered.gs {
         sections.push(crate::gs::layout_section(gs));
     }
-    Ok(Output {
-        sections,
-        container,
-        disassembly,
-        reflection,
-        stats,
-    })
+    Ok((
+        Output {
+            sections,
+            container,
+            disassembly,
+            reflection,
+            stats,
+        },
+        lowered.rematerialized,
+    ))
 }
 
 /// The SHBIN of one vertex shader: DEF constants for the literal pool, `.out` entries from the

@@ -131,7 +131,7 @@ impl Lower<'_> {
                 | OpCode::BranchConditional
                 | OpCode::Return
                 | OpCode::Unreachable => {}
-                _ if Some(d) == skip => {}
+                _ if Some(d) == skip || self.remat.contains(&d) => {}
                 _ => self.lower_op(d)?,
             }
         }

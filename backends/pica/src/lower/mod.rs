@@ -24,6 +24,7 @@
 mod flow;
 pub mod gs;
 pub mod mir;
+mod remat;
 
 use irc_backend::io_plan::{const_index, flat_size};
 use irc_backend::ir_reads::constant_lanes;
@@ -93,6 +94,8 @@ pub struct Lowered {
     pub literal_base: u8,
     pub reflection: Reflection,
     pub ir_ops: u32,
+    /// How many values were computed again at each output store ([`remat`]).
+    pub rematerialized: usize,
     /// Geometry shaders: the input layout and mode ([`gs`]).
     pub gs: Option<gs::GsLayout>,
 }
@@ -138,6 +141,8 @@ struct Lower<'a> {
     facts: irc_passes::float_facts::FloatFacts,
     /// D3D9 bool registers that `if`s test directly (IFU on the bool uniform of that number).
     bool_uniforms: Vec<u32>,
+    /// Values computed again at each output store instead of once ([`remat`]).
+    remat: rustc_hash::FxHashSet<SsaDef>,
 }
 
 /// An application uniform: a D3D9 float constant register or a constant-buffer element.
@@ -157,11 +162,16 @@ fn unsupported(m: &Module, d: SsaDef, msg: impl Into<String>) -> Diagnostic {
 
 /// Lowers the entry point of `m`, a vertex shader.
 pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
-    lower_stage(m, irc_ir::ShaderStage::Vertex)
+    lower_stage(m, irc_ir::ShaderStage::Vertex, false)
 }
 
-/// Lowers the entry point of `m`, a shader of `stage` (vertex or geometry).
-pub(crate) fn lower_stage(m: &Module, want: irc_ir::ShaderStage) -> Result<Lowered, Diagnostic> {
+/// Lowers the entry point of `m`, a shader of `stage` (vertex or geometry), computing each value
+/// stored to outputs more than once afresh at every store when `rematerialize` is set.
+pub(crate) fn lower_stage(
+    m: &Module,
+    want: irc_ir::ShaderStage,
+    rematerialize: bool,
+) -> Result<Lowered, Diagnostic> {
     let entry = m
         .declarations()
         .find(|&d| m.opcode(d) == OpCode::EntryPoint)
@@ -213,7 +223,11 @@ pub(crate) fn lower_stage(m: &Module, want: irc_ir::ShaderStage) -> Result<Lower
         loop_ctx: None,
         facts: irc_passes::float_facts::analyze(m),
         bool_uniforms: Vec::new(),
+        remat: Default::default(),
     };
+    if rematerialize {
+        l.remat = remat::candidates(m, &cfg);
+    }
     let mut reflection = Reflection::default();
     if want == irc_ir::ShaderStage::Geometry {
         l.gs = Some(gs::GsState::new(m, &mut reflection)?);
@@ -260,6 +274,7 @@ pub(crate) fn lower_stage(m: &Module, want: irc_ir::ShaderStage) -> Result<Lower
         literal_base,
         reflection,
         ir_ops: m.code().count() as u32,
+        rematerialized: l.remat.len(),
         gs: l.gs.map(|g| g.layout),
     })
 }
@@ -1490,6 +1505,9 @@ impl<'a> Lower<'a> {
                 "output written inside a branch or loop (each output component is written \
                  exactly once, after the last branch: erratum 4)",
             ));
+        }
+        if let Some(v) = store.value().filter(|v| self.remat.contains(v)) {
+            self.rematerialize(v)?;
         }
         let v = self.arg(d, store.value())?;
         let Some(out) = self.outputs.get_mut(&decl) else {
