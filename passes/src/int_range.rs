@@ -246,10 +246,108 @@ impl Analysis<'_> {
         }
         for _ in 0..NARROW_ROUNDS {
             for &d in body {
-                let new = self.eval(d);
+                let mut new = self.eval(d);
+                if self.m.opcode(d) == OpCode::Phi {
+                    if let Some((lo, hi)) = self.induction_bound(d) {
+                        new = match new {
+                            R::Int(a, b) if a.max(lo) <= b.min(hi) => R::Int(a.max(lo), b.min(hi)),
+                            R::Int(..) => new,
+                            _ => R::Int(lo, hi),
+                        };
+                    }
+                }
                 self.ranges[d.index()] = new;
             }
         }
+    }
+
+    /// The step of loop-header phi `d` along its back edge: (back-edge label, the value added
+    /// to `d` there), when the back edge carries `d + s` or `d − s` (the step then `−s`,
+    /// returned as `(label, s, negated)`).
+    fn step(&self, d: SsaDef) -> Option<(SsaDef, SsaDef, bool)> {
+        let m = self.m;
+        let op = m.op(d);
+        let mut found = None;
+        for pair in op.operands.chunks(2) {
+            let (Some(label), Some(v)) = (pair[0].as_ref(), pair.get(1).and_then(|o| o.as_ref()))
+            else {
+                return None;
+            };
+            let vop = m.op(v);
+            let ar = Arith::of(vop);
+            let step = match (vop.opcode, ar.a(), ar.b()) {
+                (OpCode::IAdd, Some(a), Some(b)) if a == d => Some((b, false)),
+                (OpCode::IAdd, Some(a), Some(b)) if b == d => Some((a, false)),
+                (OpCode::ISub, Some(a), Some(b)) if a == d => Some((b, true)),
+                _ => None,
+            };
+            if let Some((s, neg)) = step {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some((label, s, neg));
+            }
+        }
+        found
+    }
+
+    /// A bound on loop-header phi `d = phi(init, d ± s)` from the loop's trip count: when
+    /// another phi `q` of the same header steps by a non-zero constant `k` along the same
+    /// back edge without wrapping and stays in `[lo, hi]`, the back edge is taken at most
+    /// `T = (hi − lo) / |k|` times per entry, so `d` stays within `init` moved `T` steps of
+    /// `s` — the D3D9 `loop aL, i#` counter, bounded by the iteration count in `i#.x`. Only
+    /// used while narrowing, when every range it reads is sound.
+    fn induction_bound(&self, d: SsaDef) -> Option<(i64, i64)> {
+        let m = self.m;
+        let header = self.cfg.block_of(d)?;
+        let (back, s, neg) = self.step(d)?;
+        let back_block = self.cfg.block_of_label(back);
+        let latch = self.cfg.block_of(m.op(d).operands.chunks(2).find_map(|p| {
+            (p[0].as_ref() == Some(back)).then(|| p.get(1).and_then(|o| o.as_ref()))?
+        })?);
+        let (slo, shi) = self.at(s, latch).int()?;
+        let (slo, shi) = if neg { (-shi, -slo) } else { (slo, shi) };
+        let mut init = R::Bottom;
+        for pair in m.op(d).operands.chunks(2) {
+            let label = pair[0].as_ref()?;
+            if label != back {
+                let v = pair.get(1).and_then(|o| o.as_ref())?;
+                init = init.join(self.at(v, self.cfg.block_of_label(label)));
+            }
+        }
+        let (ilo, ihi) = init.int()?;
+        let mut trips: Option<i64> = None;
+        for &q in &self.cfg.block(header).ops {
+            if q == d || m.opcode(q) != OpCode::Phi {
+                continue;
+            }
+            let Some((qback, k, _)) = self.step(q) else {
+                continue;
+            };
+            let next = m.op(q).operands.chunks(2).find_map(|p| {
+                (p[0].as_ref() == Some(qback)).then(|| p.get(1).and_then(|o| o.as_ref()))?
+            });
+            let k = match (m.opcode(k), constant_range(m, k)) {
+                (OpCode::Constant, R::Int(k, k2)) if k == k2 && k != 0 => k.abs(),
+                _ => continue,
+            };
+            let (Some((lo, hi)), Some(R::Int(..))) = (
+                self.ranges[q.index()].int(),
+                next.map(|n| self.ranges[n.index()]),
+            ) else {
+                continue;
+            };
+            if qback != back || self.cfg.block_of_label(qback) != back_block {
+                continue;
+            }
+            let t = (hi - lo) / k;
+            trips = Some(trips.map_or(t, |x| x.min(t)));
+        }
+        let t = trips?;
+        let lo = ilo.checked_add(t.checked_mul(slo.min(0))?)?;
+        let hi = ihi.checked_add(t.checked_mul(shi.max(0))?)?;
+        let (tlo, thi) = int_scalar(m, d).and_then(int_limits)?;
+        (tlo <= lo && hi <= thi).then_some((lo, hi))
     }
 
     /// The range of operand `v` as seen in block `b`.

@@ -419,3 +419,86 @@ fn d3d9_integer_register_lane_w_has_no_range() {
         e => panic!("{e}"),
     }
 }
+
+/// D3D9 `loop aL, i1`: the iteration count in `i1.x`, `aL` from `i1.y` by `i1.z`; the body
+/// accumulates `aL · x`. `exit` is the loop's exit test (on the counter, or on a float).
+fn loop_al(exit: &str) -> String {
+    format!(
+        "
+%1 = EntryPoint %20 Vertex
+%2 = f32 DclInput %1 0 0
+%3 = i32x4[2] DclInputBuiltIn %1 LegacyConstInt
+%4 = f32 DclOutput %1 0 0
+%5 = u32 Constant 0
+%6 = u32 Constant 1
+%7 = f32 Constant 100.0
+%8 = f32 Constant 0.0
+%9 = u32 Constant 2
+
+%20 = Function
+%21 = Label None
+  %22 = f32 InputLoad %2 null
+  %23 = i32x4 InputLoad %3 %6
+  %24 = i32 CompositeExtract %23 %5
+  %25 = u32 Cast %24
+  %26 = i32 CompositeExtract %23 %6
+  %27 = i32 CompositeExtract %23 %9
+  %28 = Branch %30
+%30 = Label %50 %48 StructuredLoop
+  %31 = f32 Phi %21 %8 %48 %46
+  %32 = u32 Phi %21 %25 %48 %45
+  %33 = i32 Phi %21 %26 %48 %54
+  %34 = Branch %38
+%38 = Label %44 StructuredSelection
+  %39 = bool {exit}
+  %40 = BranchConditional %39 %41 %44
+%41 = Label None
+  %42 = Branch %50
+%44 = Label None
+  %45 = u32 ISub %32 %6
+  %55 = f32 ConvertItoF %33
+  %56 = f32 FMul %55 %22
+  %46 = f32 FAdd %31 %56
+  %54 = i32 IAdd %33 %27
+  %47 = Branch %48
+%48 = Label None
+  %49 = Branch %30
+%50 = Label None
+  %51 = OutputStore %4 null %31
+  %52 = Return
+%53 = FunctionEnd
+"
+    )
+}
+
+#[test]
+fn d3d9_loop_counter_is_bounded_by_the_iteration_count() {
+    // aL moves at most 255 steps of −128…127 from 0…255: within [−32640, 32640], exact in
+    // f32, so every integer op becomes float arithmetic.
+    let m = exact(&loop_al("IEq %32 %5"));
+    for d in m.code() {
+        let op = m.op(d);
+        if matches!(op.opcode, OpCode::Phi | OpCode::IAdd | OpCode::ISub) {
+            assert!(
+                !op.ty.is_basic_where(|t| t.is_int()),
+                "{}",
+                irc_ir::text::print(&m)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_loop_counter_without_a_trip_bound_stays_unsupported() {
+    // The loop ends on a float test: nothing bounds how often aL steps.
+    let mut m = irc_ir::text::parse(&loop_al("FLt %7 %31")).unwrap();
+    match run(&mut m, &lima()).unwrap_err() {
+        PassError::Unsupported { opcode, reason, .. } => {
+            assert!(
+                matches!(opcode, OpCode::Phi | OpCode::IAdd),
+                "{opcode:?}: {reason}"
+            )
+        }
+        e => panic!("{e}"),
+    }
+}

@@ -5,7 +5,8 @@
 //! resolves descriptors; one definition keeps their rules identical.
 
 use irc_ir::format::{
-    Arith, CompositeExtract, DclBinding, DclInputBuiltIn, DescriptorLoad, ImageSample,
+    Arith, CompositeConstruct, CompositeExtract, DclBinding, DclInputBuiltIn, DescriptorLoad,
+    ImageSample,
 };
 use irc_ir::{BuiltIn, Module, OpCode, ResourceKind, ScalarType, SsaDef};
 
@@ -29,21 +30,34 @@ pub fn int_or_bool_registers(m: &Module, decl: SsaDef) -> Option<BuiltIn> {
     }
 }
 
-/// What the `ConvertItoF` op `d` converts, in the form `int-to-float` leaves for float-only
-/// targets: lane `.1` of the value of the `InputLoad` `.0` of a D3D9 integer register (through
-/// a `CompositeExtract` of a constant lane, or the scalar load itself). The backends read it
-/// as that uniform component, the register being uploaded converted to float.
-pub fn int_register_lane(m: &Module, d: SsaDef) -> Option<(SsaDef, usize)> {
+/// What the `ConvertItoF` op `d` converts, lane by lane, in the forms `int-to-float` (and the
+/// vectorizer after it) leave for float-only targets: for each converted lane, the `InputLoad`
+/// of a D3D9 integer register and the lane of its value (a `CompositeExtract` of a constant
+/// lane, or the scalar load itself), possibly gathered by a `CompositeConstruct`. The backends
+/// read each as that uniform component, the register being uploaded converted to float.
+pub fn int_register_lanes(m: &Module, d: SsaDef) -> Option<Vec<(SsaDef, usize)>> {
     let x = Arith::of(m.op(d)).a()?;
-    let xop = m.op(x);
-    let (load, lane) = match xop.opcode {
-        OpCode::CompositeExtract => {
-            let ce = CompositeExtract::of(xop);
-            (ce.composite()?, const_index(m, ce.address())?)
-        }
-        _ => (x, 0),
+    let lane_of = |x: SsaDef| -> Option<(SsaDef, usize)> {
+        let xop = m.op(x);
+        let (load, lane) = match xop.opcode {
+            OpCode::CompositeExtract => {
+                let ce = CompositeExtract::of(xop);
+                (ce.composite()?, const_index(m, ce.address())?)
+            }
+            _ => (x, 0),
+        };
+        (m.opcode(load) == OpCode::InputLoad).then_some((load, lane as usize))
     };
-    (m.opcode(load) == OpCode::InputLoad).then_some((load, lane as usize))
+    let xop = m.op(x);
+    if xop.opcode == OpCode::CompositeConstruct {
+        CompositeConstruct::of(xop)
+            .members()
+            .iter()
+            .map(|o| o.as_ref().and_then(lane_of))
+            .collect()
+    } else {
+        lane_of(x).map(|l| vec![l])
+    }
 }
 
 /// One lane of a constant: its IR scalar type and its value as `f32` (booleans 0/1, integers

@@ -1267,12 +1267,17 @@ impl<'a> Lower<'a> {
     /// `int-to-float` pass leaves converted): the register is uploaded as floats, so the lane
     /// is the uniform component itself.
     fn int_register_lane(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
-        let (load, lane) = irc_backend::ir_reads::int_register_lane(self.m, d)
+        let lanes = irc_backend::ir_reads::int_register_lanes(self.m, d)
             .ok_or_else(|| self.diag(d, "conversion of an integer other than a D3D9 `i#` lane"))?;
-        self.value(load)?
-            .get(lane)
-            .map(|&c| std::iter::once(c).collect())
-            .ok_or_else(|| self.diag(d, "lane out of range"))
+        let mut out = Comps::new();
+        for (load, lane) in lanes {
+            let c = *self
+                .value(load)?
+                .get(lane)
+                .ok_or_else(|| self.diag(d, "lane out of range"))?;
+            out.push(c);
+        }
+        Ok(out)
     }
 
     fn input_load(&mut self, d: SsaDef) -> Result<Comps, Diagnostic> {
