@@ -41,6 +41,8 @@ enum Open {
         body: usize,
         else_at: Option<usize>,
     },
+    /// `if (bN) {} else { body }` as `jmpu bN, end; body`.
+    JumpOver { at: usize },
     Loop {
         outer: usize,
         inner: usize,
@@ -53,6 +55,36 @@ enum Open {
 
 fn unsupported(msg: &str) -> Diagnostic {
     Diagnostic::unsupported(None, msg.to_string())
+}
+
+/// Whether the `if` on a bool uniform at `items[at]` is best a JMPU over its else-arm: its
+/// then-arm is empty (IFU has no negated form, so it would hold a NOP), its else-arm holds an
+/// instruction (a JMPU that would end a block is never taken, §9), and no enclosing block closes
+/// right after it (a jump to the first word after an IF's body skips the word whose address
+/// pops the IF stack, and a LOOP's last word likewise).
+fn jump_over(items: &[Item], at: usize) -> bool {
+    if items.get(at + 1) != Some(&Item::Flow(Flow::Else)) {
+        return false;
+    }
+    let mut depth = 0usize;
+    let mut words = false;
+    for (k, item) in items.iter().enumerate().skip(at + 2) {
+        match item {
+            Item::Flow(Flow::If(_) | Flow::Loop) => depth += 1,
+            Item::Flow(Flow::EndLoop) => depth = depth.saturating_sub(1),
+            Item::Flow(Flow::EndIf) if depth == 0 => {
+                let next_closes = matches!(
+                    items.get(k + 1),
+                    Some(Item::Flow(Flow::Else | Flow::EndIf | Flow::EndLoop))
+                );
+                return words && !next_closes;
+            }
+            Item::Flow(Flow::EndIf) => depth -= 1,
+            Item::Instr(_) => words = true,
+            Item::Flow(_) => {}
+        }
+    }
+    false
 }
 
 /// Lays out `items` (END not included).
@@ -77,7 +109,7 @@ pub fn layout(items: &[Item]) -> Result<Vec<Instr>, Diagnostic> {
             out.push(Instr::NOP);
         }
     };
-    for item in items {
+    for (n, item) in items.iter().enumerate() {
         match *item {
             Item::Instr(i) => {
                 // LITP sets cmp.x too: the lowering's "no break" reset at the end of a body.
@@ -111,6 +143,25 @@ pub fn layout(items: &[Item]) -> Result<Vec<Instr>, Diagnostic> {
             }
             Item::Flow(Flow::Cmp(..)) => {
                 return Err(Diagnostic::internal(None, "CMP marker without instruction"))
+            }
+            Item::Flow(Flow::If(IfCond::Bool(id))) if jump_over(items, n) => {
+                stack.push(Open::JumpOver { at: out.len() });
+                out.push(Instr::UniformFlow {
+                    op: Opcode::Jmpu,
+                    id,
+                    dst: 0,
+                    num: 0,
+                });
+            }
+            Item::Flow(Flow::Else) if matches!(stack.last(), Some(Open::JumpOver { .. })) => {}
+            Item::Flow(Flow::EndIf) if matches!(stack.last(), Some(Open::JumpOver { .. })) => {
+                let Some(Open::JumpOver { at }) = stack.pop() else {
+                    unreachable!("matched above")
+                };
+                let end = out.len();
+                if let Instr::UniformFlow { dst, .. } = &mut out[at] {
+                    *dst = addr(end)?;
+                }
             }
             Item::Flow(Flow::If(c)) => {
                 stack.push(Open::If {

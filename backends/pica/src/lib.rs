@@ -45,6 +45,7 @@ pub mod lower;
 pub mod mov_merge;
 pub mod outline;
 pub mod outmap;
+pub mod redundant_moves;
 pub mod regalloc;
 pub mod shbin;
 pub mod sim;
