@@ -14,8 +14,9 @@
 //!   iteration are then "no break" — the lowering ends a body whose last break is followed by
 //!   a CMP with a LITP that sets them so); other loops are [`Diagnostic::unsupported`].
 //! * NOP padding (§9): a block whose body is empty, a block ending at the same address as a
-//!   block closed just before it (IF and LOOP stacks pop once per instruction), and a LOOP body
-//!   whose last word is a BREAKC each get a NOP before they close.
+//!   block closed just before it (IF and LOOP stacks pop once per instruction), a LOOP body
+//!   whose last word is a BREAKC, and a block whose last word is a jump or a call each get a
+//!   NOP before they close.
 
 use irc_backend::Diagnostic;
 
@@ -55,6 +56,20 @@ enum Open {
 
 fn unsupported(msg: &str) -> Diagnostic {
     Diagnostic::unsupported(None, msg.to_string())
+}
+
+/// Removes the `else` of an if whose else-arm is empty (its allocation coalesced every phi
+/// copy): IFC/IFU without an else skip the body just the same, and the empty arm would cost a
+/// NOP (§9 rule 3).
+pub fn drop_empty_else(items: &mut Vec<Item>) {
+    let mut k = 0;
+    while k + 1 < items.len() {
+        if items[k] == Item::Flow(Flow::Else) && items[k + 1] == Item::Flow(Flow::EndIf) {
+            items.remove(k);
+        } else {
+            k += 1;
+        }
+    }
 }
 
 /// Whether the `if` on a bool uniform at `items[at]` is best a JMPU over its else-arm: its
@@ -105,7 +120,20 @@ pub fn layout(items: &[Item]) -> Result<Vec<Instr>, Diagnostic> {
         let stacked = last_close == Some(out.len());
         let break_last = is_loop
             && matches!(out.last(), Some(Instr::CondFlow { op, .. }) if *op == Opcode::Breakc);
-        if empty || stacked || break_last {
+        // Rule 1: a block ending in a jump or a call (a conditional call of the outliner).
+        let jump_last = matches!(
+            out.last(),
+            Some(
+                Instr::CondFlow {
+                    op: Opcode::Call | Opcode::Callc | Opcode::Jmpc,
+                    ..
+                } | Instr::UniformFlow {
+                    op: Opcode::Callu | Opcode::Jmpu,
+                    ..
+                }
+            )
+        );
+        if empty || stacked || break_last || jump_last {
             out.push(Instr::NOP);
         }
     };

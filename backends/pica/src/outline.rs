@@ -29,7 +29,7 @@ use smallvec::SmallVec;
 use crate::flow_emit::Item;
 use crate::instr::{Cond, Dst, DstReg, Instr, Mask, Src, SrcReg};
 use crate::isa::{AddrIndex, CondOp, Opcode};
-use crate::lower::mir::Flow;
+use crate::lower::mir::{Flow, IfCond};
 
 /// The longest run considered (longer repeats are found as repeats of their parts).
 const MAX_RUN: usize = 64;
@@ -172,12 +172,19 @@ struct Code<'a> {
 }
 
 impl Code<'_> {
-    /// Whether a CALL at `seqs[q][at]` would be the last word of a procedure, an if arm or a
-    /// loop body (the entry code ends in END).
-    fn closes_block(&self, q: usize, at: usize) -> bool {
-        match self.seqs[q].get(at) {
-            None => q > 0,
-            Some(i) => matches!(i, Item::Flow(Flow::Else | Flow::EndIf | Flow::EndLoop)),
+    /// Whether the run `seqs[q][off..off + len]` may become a CALL: not as the last word of a
+    /// procedure, an if arm or a loop body (the entry code ends in END), except where the run
+    /// is the whole body of an if without else, which becomes a conditional call
+    /// ([`conditional_calls`]).
+    fn may_call(&self, q: usize, off: usize, len: usize) -> bool {
+        let seq = self.seqs[q];
+        match seq.get(off + len) {
+            None => q == 0,
+            Some(Item::Flow(Flow::EndIf)) => {
+                off > 0 && matches!(seq[off - 1], Item::Flow(Flow::If(_)))
+            }
+            Some(Item::Flow(Flow::Else | Flow::EndLoop)) => false,
+            Some(_) => true,
         }
     }
 
@@ -230,7 +237,7 @@ impl Choice {
 fn eligible(code: &Code, len: usize, members: &[(Site, &Walk)]) -> Vec<Occurrence> {
     let mut taken: Vec<Occurrence> = Vec::new();
     for &((q, off), w) in members {
-        if code.depth[q] >= MAX_DEPTH || code.closes_block(q, off + len) {
+        if code.depth[q] >= MAX_DEPTH || !code.may_call(q, off, len) {
             continue;
         }
         if taken
@@ -407,6 +414,7 @@ pub fn outline(items: &mut Vec<Item>) -> Vec<Vec<Instr>> {
         seqs.push(body);
         depth.push(proc_depth);
     }
+    conditional_calls(&mut seqs[0]);
     let mut seqs = seqs.into_iter();
     *items = seqs.next().unwrap_or_default();
     seqs.map(|body| {
@@ -420,6 +428,55 @@ pub fn outline(items: &mut Vec<Item>) -> Vec<Vec<Instr>> {
     .collect()
 }
 
+/// `if (c) { [MOV parameters;] CALL p }` → `[MOV parameters;] CALLC c, p` (CALLU on a bool
+/// uniform): one word for the IF, the CALL and the NOP a CALL ending the if-body would need
+/// (§9). The parameter MOVs run whatever the condition: they write registers only the
+/// procedure reads.
+fn conditional_calls(items: &mut Vec<Item>) {
+    let mut k = 0;
+    while k < items.len() {
+        if let Item::Flow(Flow::If(c)) = items[k] {
+            let moves = items[k + 1..]
+                .iter()
+                .take_while(|i| {
+                    matches!(i, Item::Instr(Instr::Unary { op: Opcode::Mov, dst, .. })
+                        if matches!(dst.reg, DstReg::Temp(_)))
+                })
+                .count();
+            let at = k + 1 + moves;
+            if let (
+                Some(&Item::Instr(Instr::CondFlow {
+                    op: Opcode::Call,
+                    dst: proc,
+                    ..
+                })),
+                Some(Item::Flow(Flow::EndIf)),
+            ) = (items.get(at), items.get(at + 1))
+            {
+                let call = match c {
+                    IfCond::Cmp(v) => Instr::CondFlow {
+                        op: Opcode::Callc,
+                        cond: Cond::x(v),
+                        dst: proc,
+                        num: 0,
+                    },
+                    IfCond::Bool(id) => Instr::UniformFlow {
+                        op: Opcode::Callu,
+                        id,
+                        dst: proc,
+                        num: 0,
+                    },
+                };
+                items[at] = Item::Instr(call);
+                items.remove(at + 1);
+                items.remove(k);
+                continue;
+            }
+        }
+        k += 1;
+    }
+}
+
 /// Appends the procedures after the main code `code` (which ends in END) and points every
 /// placeholder CALL (in the main code and in the procedures) at its procedure.
 pub fn place_procedures(code: &mut Vec<Instr>, procs: &[Vec<Instr>]) -> Result<(), Diagnostic> {
@@ -430,7 +487,13 @@ pub fn place_procedures(code: &mut Vec<Instr>, procs: &[Vec<Instr>]) -> Result<(
     }
     for i in code.iter_mut() {
         if let Instr::CondFlow {
-            op: Opcode::Call,
+            op: Opcode::Call | Opcode::Callc,
+            dst,
+            num,
+            ..
+        }
+        | Instr::UniformFlow {
+            op: Opcode::Callu,
             dst,
             num,
             ..
@@ -504,18 +567,53 @@ mod tests {
 
     #[test]
     fn no_call_ends_an_if_arm() {
-        // The third occurrence closes an if arm, so only the first two become calls (a 3-word
-        // run twice saves 2·3 − 2 − 3 = 1 word, as much as its first 2 words three times; the
-        // longer run wins the tie).
+        // The third occurrence closes an if arm after another instruction, so only the first
+        // two become calls (a 3-word run twice saves 2·3 − 2 − 3 = 1 word, as much as its
+        // first 2 words three times; the longer run wins the tie).
         let run = [mov(0, 0), mov(1, 1), emit()];
         let mut items: Vec<Item> = run.iter().chain(&run).cloned().collect();
-        items.push(Item::Flow(Flow::If(crate::lower::mir::IfCond::Cmp(true))));
+        items.push(Item::Flow(Flow::If(IfCond::Cmp(true))));
+        items.push(mov(2, 2));
         items.extend(run.iter().cloned());
         items.push(Item::Flow(Flow::EndIf));
         outline(&mut items);
         assert_eq!(items[0], call(0));
         assert_eq!(items[1], call(0));
         assert_eq!(items[items.len() - 2], emit());
+    }
+
+    #[test]
+    fn a_whole_if_body_becomes_a_conditional_call() {
+        // The third occurrence is the whole body of an if without else: CALLC on the if's
+        // condition (CALLU for a bool uniform) replaces the IF, the CALL and the ENDIF.
+        let run = [mov(0, 0), mov(1, 1), emit()];
+        for (cond, want) in [
+            (
+                IfCond::Cmp(false),
+                Instr::CondFlow {
+                    op: Opcode::Callc,
+                    cond: Cond::x(false),
+                    dst: 0,
+                    num: 0,
+                },
+            ),
+            (
+                IfCond::Bool(3),
+                Instr::UniformFlow {
+                    op: Opcode::Callu,
+                    id: 3,
+                    dst: 0,
+                    num: 0,
+                },
+            ),
+        ] {
+            let mut items: Vec<Item> = run.iter().chain(&run).cloned().collect();
+            items.push(Item::Flow(Flow::If(cond)));
+            items.extend(run.iter().cloned());
+            items.push(Item::Flow(Flow::EndIf));
+            outline(&mut items);
+            assert_eq!(items, vec![call(0), call(0), Item::Instr(want)]);
+        }
     }
 
     fn dp4(o: u8, c: u8, src: SrcReg) -> Item {

@@ -374,6 +374,7 @@ fn compile_variant(
         }
     }
     let loops = items.contains(&Item::Flow(Flow::Loop));
+    crate::flow_emit::drop_empty_else(&mut items);
     crate::mov_merge::merge_movs(&mut items);
     crate::redundant_moves::remove_redundant_moves(&mut items);
     crate::flow_fill::fill_nop_slots(&mut items);
