@@ -263,6 +263,8 @@ fn emit_op(op: &MOp, alloc: &Allocation, lit_base: u8) -> Result<Instr, Diagnost
         | Opcode::Dp4
         | Opcode::Dph
         | Opcode::Dphi
+        | Opcode::Dst
+        | Opcode::Dsti
         | Opcode::Sge
         | Opcode::Slt
         | Opcode::Sgei

@@ -131,7 +131,9 @@ impl Lower<'_> {
                 | OpCode::BranchConditional
                 | OpCode::Return
                 | OpCode::Unreachable => {}
-                _ if Some(d) == skip || self.remat.contains(&d) => {}
+                _ if Some(d) == skip
+                    || self.remat.contains(&d)
+                    || self.dst_products.contains(&d) => {}
                 _ => self.lower_op(d)?,
             }
         }

@@ -130,7 +130,16 @@ impl MOp {
                 | Opcode::Rsq
                 | Opcode::Ex2
                 | Opcode::Lg2
+                | Opcode::Dst
+                | Opcode::Dsti
+                | Opcode::Litp
         )
+    }
+
+    /// Whether each result lane is a different function of the sources (DST, LITP): the
+    /// result cannot move to other lanes.
+    pub fn lane_specific(&self) -> bool {
+        matches!(self.op, Opcode::Dst | Opcode::Dsti | Opcode::Litp)
     }
 }
 

@@ -143,6 +143,9 @@ struct Lower<'a> {
     bool_uniforms: Vec<u32>,
     /// Values computed again at each output store instead of once ([`remat`]).
     remat: rustc_hash::FxHashSet<SsaDef>,
+    /// Products read only by distance vectors lowered as DST ([`dst_operands`]), which
+    /// compute them: not lowered on their own.
+    dst_products: rustc_hash::FxHashSet<SsaDef>,
 }
 
 /// An application uniform: a D3D9 float constant register or a constant-buffer element.
@@ -224,6 +227,7 @@ pub(crate) fn lower_stage(
         facts: irc_passes::float_facts::analyze(m),
         bool_uniforms: Vec::new(),
         remat: Default::default(),
+        dst_products: dst_products(m),
     };
     if rematerialize {
         l.remat = remat::candidates(m, &cfg);
@@ -783,6 +787,8 @@ impl<'a> Lower<'a> {
             Opcode::Sge | Opcode::Slt if u1 && u0 => op.srcs[1] = self.copy_to_temp(op.srcs[1]),
             Opcode::Dph if u1 && u0 => op.srcs[1] = self.copy_to_temp(op.srcs[1]),
             Opcode::Dph if u1 => op.op = Opcode::Dphi,
+            Opcode::Dst if u1 && u0 => op.srcs[1] = self.copy_to_temp(op.srcs[1]),
+            Opcode::Dst if u1 => op.op = Opcode::Dsti,
             Opcode::Sge if u1 => op.op = Opcode::Sgei,
             Opcode::Slt if u1 => op.op = Opcode::Slti,
             Opcode::Mad => {
@@ -1052,6 +1058,14 @@ impl<'a> Lower<'a> {
                 v.get(idx * per..idx * per + per)
                     .ok_or_else(|| self.diag(d, "composite index out of range"))?
                     .into()
+            }
+            OpCode::CompositeConstruct if dst_operands(self.m, d).is_some() => {
+                let Some((a, b)) = dst_operands(self.m, d) else {
+                    unreachable!("checked by the guard")
+                };
+                let a = self.value(a)?;
+                let b = self.value(b)?;
+                self.vec_op(Opcode::Dst, &[&a, &b])
             }
             OpCode::CompositeConstruct => {
                 let mut out = Comps::new();
@@ -1663,6 +1677,63 @@ fn negating_sources(op: Opcode) -> Option<&'static [usize]> {
     }
 }
 
+/// The products only DST-lowered distance vectors read ([`Lower::dst_products`]).
+fn dst_products(m: &Module) -> rustc_hash::FxHashSet<SsaDef> {
+    let is_dst =
+        |d: SsaDef| m.opcode(d) == OpCode::CompositeConstruct && dst_operands(m, d).is_some();
+    m.code()
+        .filter(|&d| is_dst(d))
+        .filter_map(|d| {
+            CompositeConstruct::of(m.op(d))
+                .members()
+                .get(1)
+                .and_then(|o| o.as_ref())
+        })
+        .filter(|&p| m.uses(p).iter().all(|&u| is_dst(u)))
+        .collect()
+}
+
+/// The operands `(a, b)` when `d` builds D3D9's distance vector `(1, a.y · b.y, a.z, b.w)`
+/// with a D3D9-rule product: one DST (reference §4; `0 · inf = 0` as in its multiply).
+fn dst_operands(m: &Module, d: SsaDef) -> Option<(SsaDef, SsaDef)> {
+    let op = m.op(d);
+    let members: Vec<SsaDef> = CompositeConstruct::of(op)
+        .members()
+        .iter()
+        .map(|o| o.as_ref())
+        .collect::<Option<_>>()?;
+    let [one, prod, z, w] = members[..] else {
+        return None;
+    };
+    let is_one = m.opcode(one) == OpCode::Constant
+        && constant_lanes(m, one, 1).ok()?.first().map(|l| l.value) == Some(1.0);
+    // (vector, lane) of a `CompositeExtract` of a constant lane of a 4-component float vector.
+    let lane = |x: SsaDef| -> Option<(SsaDef, u64)> {
+        let xop = m.op(x);
+        if xop.opcode != OpCode::CompositeExtract {
+            return None;
+        }
+        let ce = CompositeExtract::of(xop);
+        let v = ce.composite()?;
+        (flat_size(m.ty(v)) == Some(4) && m.ty(v).is_basic_where(|t| t.is_float()))
+            .then_some((v, const_index(m, ce.address())?))
+    };
+    let pop = m.op(prod);
+    if !is_one || pop.opcode != OpCode::FMulLegacy {
+        return None;
+    }
+    let (a, b) = (lane(z)?, lane(w)?);
+    if a.1 != 2 || b.1 != 3 {
+        return None;
+    }
+    let ar = Arith::of(pop);
+    let (p, q) = (lane(ar.a()?)?, lane(ar.b()?)?);
+    if p.1 != 1 || q.1 != 1 {
+        return None;
+    }
+    ((p.0, q.0) == (a.0, b.0) || (p.0, q.0) == (b.0, a.0)).then_some((a.0, b.0))
+}
+
 /// Copy folding: lets the op computing a value write the copy's destination directly — an
 /// output register, or the lanes of a register built from several values — when the value is
 /// read only by that one MOV, which takes each of its components once: the op's destination
@@ -1750,6 +1821,12 @@ fn fold_output_moves(p: &mut Program) {
             used |= 1 << c;
         }
         if !injective || used != def_mask {
+            continue;
+        }
+        // DST's lanes are fixed: only a copy keeping every lane in place folds into it.
+        if p.ops[pi].lane_specific()
+            && (0..4).any(|j| lanes & (1 << j) != 0 && usize::from(src.swz[j]) != j)
+        {
             continue;
         }
         let dst = p.ops[m].dst;
