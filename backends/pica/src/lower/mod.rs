@@ -995,6 +995,11 @@ impl<'a> Lower<'a> {
         self.vec_op(Opcode::Mad, &[&tie, &odd, &up])
     }
 
+    /// Whether `float_facts` proves every one of the `n` components of `d` never NaN.
+    fn nan_free(&self, d: Option<SsaDef>, n: usize) -> bool {
+        d.is_some_and(|d| (0..n).all(|i| !self.facts.get(d, i).nan))
+    }
+
     fn splat(x: f32, n: usize) -> Comps {
         (0..n).map(|_| C::lit(x)).collect()
     }
@@ -1124,16 +1129,38 @@ impl<'a> Lower<'a> {
                     OpCode::FMax => Opcode::Max,
                     _ => Opcode::Min,
                 };
-                self.vec_op(o, &[&a, &b])
+                let nan_free = self.nan_free(ar.a(), a.len()) && self.nan_free(ar.b(), b.len());
+                if o != Opcode::Mul && nan_free && uniform_only(&b) && !uniform_only(&a) {
+                    self.vec_op(o, &[&b, &a])
+                } else {
+                    self.vec_op(o, &[&a, &b])
+                }
             }
             OpCode::FClamp => {
                 // min(max(x, lo), hi): a NaN x gives lo like the IR's max (x > lo ? x : lo).
+                // A uniform or literal bound goes to MAX/MIN's wide first source (no copy)
+                // where the swap is exact: neither side NaN. `max(x, lo)` is NaN only when `lo`
+                // is, so the MIN swaps whenever both bounds are NaN-free.
                 let cl = Clamp::of(op);
                 let x = self.arg(d, cl.a())?;
                 let lo = self.arg(d, cl.lo())?;
                 let hi = self.arg(d, cl.hi())?;
-                let t = self.vec_op(Opcode::Max, &[&x, &lo]);
-                self.vec_op(Opcode::Min, &[&t, &hi])
+                let n = x.len();
+                let bounds_nan_free = self.nan_free(cl.lo(), n) && self.nan_free(cl.hi(), n);
+                let t = if uniform_only(&lo)
+                    && !uniform_only(&x)
+                    && self.nan_free(cl.a(), n)
+                    && bounds_nan_free
+                {
+                    self.vec_op(Opcode::Max, &[&lo, &x])
+                } else {
+                    self.vec_op(Opcode::Max, &[&x, &lo])
+                };
+                if uniform_only(&hi) && bounds_nan_free {
+                    self.vec_op(Opcode::Min, &[&hi, &t])
+                } else {
+                    self.vec_op(Opcode::Min, &[&t, &hi])
+                }
             }
             OpCode::FMadLegacy => {
                 let a = self.arg(d, ar.a())?;
@@ -1675,6 +1702,12 @@ fn negating_sources(op: Opcode) -> Option<&'static [usize]> {
         Opcode::Mad | Opcode::Madi => Some(&[0, 2]),
         _ => None,
     }
+}
+
+/// Whether every component is a uniform or literal lane (an operand for the wide source).
+fn uniform_only(v: &[C]) -> bool {
+    v.iter()
+        .all(|c| matches!(c.loc, Loc::Uni(..) | Loc::Lit(_)))
 }
 
 /// The products only DST-lowered distance vectors read ([`Lower::dst_products`]).
