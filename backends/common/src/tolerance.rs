@@ -64,6 +64,9 @@ pub struct Oracle {
     pub flush_denormal_uniforms: bool,
     /// What the hardware does with denormal floats in arithmetic.
     pub denormals: Denormals,
+    /// A narrower float range the hardware computes in (operands and results: small
+    /// magnitudes +0, large ones ±inf, no −0), if any.
+    pub narrow_range: Option<irc_arith::NarrowRange>,
 }
 
 /// A target's denormal handling, as far as it is known. Where the hardware flushes, the

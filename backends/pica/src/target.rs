@@ -126,7 +126,8 @@ impl Target for PicaVs {
     }
     fn oracle(&self) -> Oracle {
         // No divide instruction (RCP + MUL); float24 has no denormals: uniforms arrive
-        // flushed and arithmetic flushes its operands and results (reference pica.md §10).
+        // flushed and arithmetic flushes its operands and results (reference pica.md §10);
+        // its range is 2^-62 … 2^64 and it has no −0 (§10, `float24`).
         Oracle {
             div_as_rcp_mul: true,
             fine_default_derivatives: false,
@@ -134,6 +135,10 @@ impl Target for PicaVs {
             polynomial_trig: true,
             flush_denormal_uniforms: true,
             denormals: Denormals::Flush,
+            narrow_range: Some(irc_arith::NarrowRange {
+                min_exp: -62,
+                overflow_exp: 64,
+            }),
         }
     }
 }

@@ -20,6 +20,39 @@
 use crate::value::Scalar;
 use irc_ir::{Module, OpCode, ScalarType};
 
+/// The exponent range of a narrower float format a target computes in, as far as it changes
+/// results: magnitudes below `2^min_exp` are +0, magnitudes of `2^overflow_exp` and more are
+/// ±inf, and zero has no sign (−0 reads and computes as +0). PICA200's float24 (1.7.16, no
+/// −0) is `min_exp = −62`, `overflow_exp = 64`. Never set by a module: only an interpreter
+/// that is a target's oracle uses it (`RunConfig::narrow_range`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NarrowRange {
+    pub min_exp: i32,
+    pub overflow_exp: i32,
+}
+
+impl NarrowRange {
+    /// Only the unsigned zero (the full f64 range): what a target computes at f32 precision
+    /// without −0 (PICA's exact simulation).
+    pub const UNSIGNED_ZERO: NarrowRange = NarrowRange {
+        min_exp: i32::MIN,
+        overflow_exp: i32::MAX,
+    };
+
+    /// `x` as the narrow format holds it (NaN unchanged).
+    #[inline]
+    pub fn apply(self, x: f64) -> f64 {
+        let a = x.abs();
+        if a == 0.0 || a < 2f64.powi(self.min_exp) {
+            0.0
+        } else if a >= 2f64.powi(self.overflow_exp) {
+            f64::INFINITY.copysign(x)
+        } else {
+            x
+        }
+    }
+}
+
 /// The mode of one float width.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FpMode {
@@ -27,6 +60,8 @@ pub struct FpMode {
     pub flush_denormals: bool,
     /// `RoundMode::Zero`: results round toward zero (else nearest-even).
     pub round_toward_zero: bool,
+    /// A target's narrower range ([`NarrowRange`]), applied to operands and results.
+    pub narrow: Option<NarrowRange>,
 }
 
 impl FpMode {
@@ -34,11 +69,13 @@ impl FpMode {
     pub const IEEE: FpMode = FpMode {
         flush_denormals: false,
         round_toward_zero: false,
+        narrow: None,
     };
     /// Nearest-even with denormals flushed.
     pub const FLUSH: FpMode = FpMode {
         flush_denormals: true,
         round_toward_zero: false,
+        narrow: None,
     };
 }
 
@@ -74,6 +111,7 @@ impl FpModes {
             let mode = FpMode {
                 flush_denormals: f.denorm_mode().is_some_and(|d| d & 1 != 0 && d & 2 == 0),
                 round_toward_zero: f.round_mode().is_some_and(|r| r & 1 != 0 && r & 2 == 0),
+                narrow: None,
             };
             if let Some(slot) = modes.slot(t) {
                 *slot = mode;
@@ -115,21 +153,40 @@ pub fn min_normal(t: ScalarType) -> f64 {
 /// An operand `x` (a value of type `t`) as a computation under `mode` reads it.
 #[inline]
 pub fn flush_in(x: f64, t: ScalarType, mode: FpMode) -> f64 {
-    if mode.flush_denormals && x != 0.0 && x.abs() < min_normal(t) {
+    let x = if mode.flush_denormals && x != 0.0 && x.abs() < min_normal(t) {
         0.0f64.copysign(x)
     } else {
         x
-    }
+    };
+    mode.narrow.map_or(x, |n| n.apply(x))
 }
 
 /// The scalar `s` of float type `t` as a computation under `mode` reads it.
 #[inline]
 pub fn flush_scalar(s: Scalar, t: ScalarType, mode: FpMode) -> Scalar {
     let x = crate::float::to_f64(s, t);
-    if mode.flush_denormals && x != 0.0 && x.abs() < min_normal(t) {
+    let flushed = if mode.flush_denormals && x != 0.0 && x.abs() < min_normal(t) {
         crate::float::from_f64(0.0f64.copysign(x), t)
     } else {
         s
+    };
+    narrowed(flushed, t, mode)
+}
+
+/// `s` as `mode`'s narrow range holds it (unchanged without one).
+#[inline]
+fn narrowed(s: Scalar, t: ScalarType, mode: FpMode) -> Scalar {
+    match mode.narrow {
+        None => s,
+        Some(n) => {
+            let x = crate::float::to_f64(s, t);
+            let y = n.apply(x);
+            if y.to_bits() == x.to_bits() || x.is_nan() {
+                s
+            } else {
+                crate::float::from_f64(y, t)
+            }
+        }
     }
 }
 
@@ -149,11 +206,12 @@ pub fn round_result(v: f64, err: f64, t: ScalarType, mode: FpMode) -> Scalar {
         }
     }
     let x = crate::float::to_f64(r, t);
-    if mode.flush_denormals && x != 0.0 && x.abs() < min_normal(t) {
+    let flushed = if mode.flush_denormals && x != 0.0 && x.abs() < min_normal(t) {
         crate::float::from_f64(0.0f64.copysign(x), t)
     } else {
         r
-    }
+    };
+    narrowed(flushed, t, mode)
 }
 
 /// `round_result` as an f64 (an intermediate step of a chained op).
@@ -257,6 +315,7 @@ mod tests {
         let rtz = FpMode {
             flush_denormals: false,
             round_toward_zero: true,
+            narrow: None,
         };
         let t = ScalarType::F32;
         // 1 + 2^-30 is 1 under both modes; 1 − 2^-30 is 1 nearest, 1 − 2^-24 toward zero.
@@ -301,5 +360,46 @@ mod tests {
         assert!(modes.f16.round_toward_zero && !modes.f16.flush_denormals);
         assert_eq!(modes.f64, FpMode::IEEE);
         assert_eq!(modes.get(ScalarType::MinF16), modes.f16);
+    }
+
+    #[test]
+    fn a_narrow_range_flushes_small_magnitudes_overflows_large_ones_and_drops_the_zero_sign() {
+        let float24 = FpMode {
+            narrow: Some(NarrowRange {
+                min_exp: -62,
+                overflow_exp: 64,
+            }),
+            ..FpMode::FLUSH
+        };
+        let t = ScalarType::F32;
+        // 2^-63 is a normal f32 but below float24's smallest normal: +0, whatever its sign.
+        assert_eq!(flush_in(-(2f64.powi(-63)), t, float24).to_bits(), 0);
+        assert_eq!(flush_in(-0.0, t, float24).to_bits(), 0);
+        assert_eq!(
+            round_result(2f64.powi(-62), 0.0, t, float24),
+            Scalar::F32(2f32.powi(-62))
+        );
+        assert_eq!(
+            round_result(-(2f64.powi(64)), 0.0, t, float24),
+            Scalar::F32(f32::NEG_INFINITY)
+        );
+        assert_eq!(
+            flush_scalar(Scalar::F32(-0.0), t, float24).bits(),
+            0,
+            "−0 reads as +0"
+        );
+        assert!(flush_in(f64::NAN, t, float24).is_nan());
+        let sign_only = FpMode {
+            narrow: Some(NarrowRange::UNSIGNED_ZERO),
+            ..FpMode::IEEE
+        };
+        assert_eq!(flush_in(-0.0, t, sign_only).to_bits(), 0);
+        assert_eq!(flush_in(-(2f64.powi(-63)), t, sign_only), -(2f64.powi(-63)));
+        assert_eq!(flush_in(2f64.powi(100), t, sign_only), 2f64.powi(100));
+        // Without a narrow range nothing changes.
+        assert_eq!(
+            flush_in(-0.0, t, FpMode::FLUSH).to_bits(),
+            (-0.0f64).to_bits()
+        );
     }
 }

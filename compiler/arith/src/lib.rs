@@ -26,5 +26,5 @@ pub mod int;
 pub mod trig;
 pub mod value;
 
-pub use fp_mode::{FpMode, FpModes};
+pub use fp_mode::{FpMode, FpModes, NarrowRange};
 pub use value::{Descriptor, DescriptorClass, Scalar, Value};

@@ -80,6 +80,10 @@ pub struct RunConfig {
     /// (`FMin`, so NaN becomes that value too): so `0 · rcp(0)` is 0, but `0 · inf` from an
     /// input is NaN. `FLog2Legacy` stays exact. An oracle for that mode; off by default.
     pub legacy_clamp: bool,
+    /// Computes every float width in a narrower range ([`irc_arith::NarrowRange`]: small
+    /// magnitudes are +0, large ones ±inf, zero has no sign), the way a target with a narrower
+    /// float format computes (PICA's float24). An oracle like the ones above; `None` by default.
+    pub narrow_range: Option<irc_arith::NarrowRange>,
 }
 
 impl Default for RunConfig {
@@ -95,6 +99,7 @@ impl Default for RunConfig {
             stepwise_transcendentals: false,
             polynomial_trig: false,
             flush_denormals: None,
+            narrow_range: None,
         }
     }
 }
@@ -174,14 +179,15 @@ pub fn run(
     cfg: &RunConfig,
 ) -> Result<Outputs, Trap> {
     let mut p = Program::new(module)?;
-    if let Some(flush) = cfg.flush_denormals {
-        for m in [
-            &mut p.fp_modes.f16,
-            &mut p.fp_modes.f32,
-            &mut p.fp_modes.f64,
-        ] {
+    for m in [
+        &mut p.fp_modes.f16,
+        &mut p.fp_modes.f32,
+        &mut p.fp_modes.f64,
+    ] {
+        if let Some(flush) = cfg.flush_denormals {
             m.flush_denormals = flush;
         }
+        m.narrow = cfg.narrow_range;
     }
     let mut it = Interp {
         p,

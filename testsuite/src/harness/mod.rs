@@ -18,7 +18,8 @@
 //!
 //! The interpreter computes the target's way where [`Target::oracle`] says so (division as
 //! `a·rcp(b)`, fine default derivatives, stepwise `pow`/`sin`/`cos`; flushed denormal
-//! uniforms; denormals flushed in every float width where the hardware has none). Random inputs are adjusted to what a GPU delivers ([`inputs`]), and
+//! uniforms; denormals flushed in every float width where the hardware has none; a narrower
+//! range without −0 where the hardware computes in one, PICA's float24). Random inputs are adjusted to what a GPU delivers ([`inputs`]), and
 //! `Position.w` cycles through [`POSITION_W`] by seed. An interpreter trap (including running
 //! out of fuel) gives no reference: the seed is skipped; so is a mismatch that rests on quad
 //! operations executed in divergent control flow (undefined in D3D).
@@ -87,6 +88,7 @@ pub fn interp_config(target: &dyn Target) -> irc_interp::RunConfig {
         stepwise_transcendentals: o.stepwise_transcendentals,
         polynomial_trig: o.polynomial_trig,
         flush_denormals: (o.denormals == irc_backend::Denormals::Flush).then_some(true),
+        narrow_range: o.narrow_range,
         ..crate::equivalence::run_config()
     }
 }
@@ -303,9 +305,15 @@ pub fn compare_inputs_with(
         // them (the module's `SetFpMode … Flush`, or a flushing target's oracle), the exact
         // run must match the interpreter with denormals preserved instead. The native run
         // below is still compared with the flushing interpreter.
+        // Likewise a narrower float range (PICA's float24): the exact run computes in f32's,
+        // keeping only the target's unsigned zero.
+        let oracle = interp_config(target);
         let preserved = irc_interp::RunConfig {
             flush_denormals: Some(false),
-            ..interp_config(target)
+            narrow_range: oracle
+                .narrow_range
+                .map(|_| irc_arith::NarrowRange::UNSIGNED_ZERO),
+            ..oracle
         };
         let exact_preserved = run(reference, inputs, &preserved)
             .is_ok_and(|w| compare_outputs(&w, &exact, Tolerance::F32).is_ok());

@@ -98,6 +98,7 @@ impl Target for LimaVp {
             polynomial_trig: true,
             flush_denormal_uniforms: false,
             denormals: Denormals::Unknown,
+            narrow_range: None,
         }
     }
 }

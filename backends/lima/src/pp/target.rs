@@ -99,6 +99,7 @@ impl Target for LimaFp {
             polynomial_trig: false,
             flush_denormal_uniforms: true,
             denormals: Denormals::Flush,
+            narrow_range: None,
         }
     }
 }

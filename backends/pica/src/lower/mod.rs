@@ -995,6 +995,43 @@ impl<'a> Lower<'a> {
         self.vec_op(Opcode::Mad, &[&tie, &odd, &up])
     }
 
+    /// The IR's `FMax`/`FMin` (`o`: MAX or MIN) of `a` and `b`, each with whether it is never
+    /// NaN. The IR's rule: a NaN operand yields the other. PICA's: `s1 > s2 ? s1 : s2` (and
+    /// `<`), so a NaN first source yields the second, but a NaN second source yields NaN
+    /// (reference §10). One instruction whenever an operand is never NaN: that one goes
+    /// second (a uniform or literal first where both are, the wide source: no copy).
+    /// Otherwise `t = o(a, o(b, ∓inf))` (b's NaN replaced by the identity) is exact except
+    /// when both are NaN (∓inf), and `t + (k·inf − k·inf)` with `k = 1` exactly then adds
+    /// the NaN (`0·inf = 0` on PICA, as in [`Lower::ieee_product_fix`]): 9 instructions.
+    fn min_max(&mut self, o: Opcode, (a, fa): (&[C], bool), (b, fb): (&[C], bool)) -> Comps {
+        if fa && fb && uniform_only(b) && !uniform_only(a) {
+            return self.vec_op(o, &[b, a]);
+        }
+        if fb {
+            return self.vec_op(o, &[a, b]);
+        }
+        if fa {
+            return self.vec_op(o, &[b, a]);
+        }
+        let neg = |v: &[C]| -> Comps { v.iter().copied().map(C::negated).collect() };
+        let n = a.len();
+        let identity = if o == Opcode::Max {
+            f32::NEG_INFINITY
+        } else {
+            f32::INFINITY
+        };
+        let b_clean = self.vec_op(o, &[b, &Self::splat(identity, n)]);
+        let t = self.vec_op(o, &[a, &b_clean]);
+        let a_ok = self.vec_op(Opcode::Sge, &[a, a]);
+        let b_ok = self.vec_op(Opcode::Sge, &[b, b]);
+        let one = Self::splat(1.0, n);
+        let a_nan = self.vec_op(Opcode::Add, &[&one, &neg(&a_ok)]);
+        let both_nan = self.vec_op(Opcode::Mad, &[&neg(&b_ok), &a_nan, &a_nan]);
+        let big = self.vec_op(Opcode::Mul, &[&both_nan, &Self::splat(f32::INFINITY, n)]);
+        let fix = self.vec_op(Opcode::Add, &[&big, &neg(&big)]);
+        self.vec_op(Opcode::Add, &[&t, &fix])
+    }
+
     /// Whether `float_facts` proves every one of the `n` components of `d` never NaN.
     fn nan_free(&self, d: Option<SsaDef>, n: usize) -> bool {
         d.is_some_and(|d| (0..n).all(|i| !self.facts.get(d, i).nan))
@@ -1121,46 +1158,40 @@ impl<'a> Lower<'a> {
                     self.vec_op(Opcode::Add, &[&product, &fix])
                 }
             }
-            OpCode::FMulLegacy | OpCode::FMax | OpCode::FMin => {
+            OpCode::FMulLegacy => {
                 let a = self.arg(d, ar.a())?;
                 let b = self.arg(d, ar.b())?;
-                let o = match op.opcode {
-                    OpCode::FMulLegacy => Opcode::Mul,
-                    OpCode::FMax => Opcode::Max,
-                    _ => Opcode::Min,
-                };
-                let nan_free = self.nan_free(ar.a(), a.len()) && self.nan_free(ar.b(), b.len());
-                if o != Opcode::Mul && nan_free && uniform_only(&b) && !uniform_only(&a) {
-                    self.vec_op(o, &[&b, &a])
+                self.vec_op(Opcode::Mul, &[&a, &b])
+            }
+            OpCode::FMax | OpCode::FMin => {
+                let a = self.arg(d, ar.a())?;
+                let b = self.arg(d, ar.b())?;
+                let o = if op.opcode == OpCode::FMax {
+                    Opcode::Max
                 } else {
-                    self.vec_op(o, &[&a, &b])
-                }
+                    Opcode::Min
+                };
+                let (fa, fb) = (
+                    self.nan_free(ar.a(), a.len()),
+                    self.nan_free(ar.b(), b.len()),
+                );
+                self.min_max(o, (&a, fa), (&b, fb))
             }
             OpCode::FClamp => {
-                // min(max(x, lo), hi): a NaN x gives lo like the IR's max (x > lo ? x : lo).
-                // A uniform or literal bound goes to MAX/MIN's wide first source (no copy)
-                // where the swap is exact: neither side NaN. `max(x, lo)` is NaN only when `lo`
-                // is, so the MIN swaps whenever both bounds are NaN-free.
+                // min(max(x, lo), hi) with the IR's NaN rule (a NaN operand yields the other):
+                // max(x, lo) is NaN only when both are.
                 let cl = Clamp::of(op);
                 let x = self.arg(d, cl.a())?;
                 let lo = self.arg(d, cl.lo())?;
                 let hi = self.arg(d, cl.hi())?;
                 let n = x.len();
-                let bounds_nan_free = self.nan_free(cl.lo(), n) && self.nan_free(cl.hi(), n);
-                let t = if uniform_only(&lo)
-                    && !uniform_only(&x)
-                    && self.nan_free(cl.a(), n)
-                    && bounds_nan_free
-                {
-                    self.vec_op(Opcode::Max, &[&lo, &x])
-                } else {
-                    self.vec_op(Opcode::Max, &[&x, &lo])
-                };
-                if uniform_only(&hi) && bounds_nan_free {
-                    self.vec_op(Opcode::Min, &[&hi, &t])
-                } else {
-                    self.vec_op(Opcode::Min, &[&t, &hi])
-                }
+                let (fx, flo, fhi) = (
+                    self.nan_free(cl.a(), n),
+                    self.nan_free(cl.lo(), n),
+                    self.nan_free(cl.hi(), n),
+                );
+                let t = self.min_max(Opcode::Max, (&x, fx), (&lo, flo));
+                self.min_max(Opcode::Min, (&t, fx || flo), (&hi, fhi))
             }
             OpCode::FMadLegacy => {
                 let a = self.arg(d, ar.a())?;
