@@ -67,6 +67,8 @@ pub struct Oracle {
     /// A narrower float range the hardware computes in (operands and results: small
     /// magnitudes +0, large ones ±inf, no −0), if any.
     pub narrow_range: Option<irc_arith::NarrowRange>,
+    /// The hardware's D3D9-rule multiply gives NaN for `NaN · 0` (the IR's legacy ops: 0).
+    pub legacy_zero_keeps_nan: bool,
 }
 
 /// A target's denormal handling, as far as it is known. Where the hardware flushes, the

@@ -139,6 +139,10 @@ impl Target for PicaVs {
                 min_exp: -62,
                 overflow_exp: 64,
             }),
+            // MUL, MAD and DP keep D3D9's `0 · inf = 0` but give NaN for `NaN · 0` (§10,
+            // citra#7371); the IR's legacy ops give 0 there. The documented default: FMulLegacy
+            // and its friends run as the bare instruction.
+            legacy_zero_keeps_nan: true,
         }
     }
 }

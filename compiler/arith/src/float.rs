@@ -127,8 +127,10 @@ pub fn mul_legacy(a: f64, b: f64, t: ScalarType) -> f64 {
 /// [`mul_legacy`] under `mode` (`a` and `b` already read under it).
 #[inline]
 pub fn mul_legacy_in(a: f64, b: f64, t: ScalarType, mode: FpMode) -> f64 {
-    let a2 = if b == 0.0 { 0.0 } else { a };
-    let b2 = if a == 0.0 { 0.0 } else { b };
+    // Under `legacy_zero_keeps_nan` a NaN factor is not zeroed by a zero one.
+    let keeps = |x: f64| mode.legacy_zero_keeps_nan && x.is_nan();
+    let a2 = if b == 0.0 && !keeps(a) { 0.0 } else { a };
+    let b2 = if a == 0.0 && !keeps(b) { 0.0 } else { b };
     let (p, e) = fp_mode::two_prod(a2, b2);
     round_step(p, e, t, mode)
 }

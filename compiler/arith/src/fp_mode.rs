@@ -62,6 +62,10 @@ pub struct FpMode {
     pub round_toward_zero: bool,
     /// A target's narrower range ([`NarrowRange`]), applied to operands and results.
     pub narrow: Option<NarrowRange>,
+    /// A legacy (D3D9-rule) product of ±0 and NaN is NaN instead of 0, as PICA200's MUL, MAD
+    /// and dot products compute it (reference pica.md §10, `NaN · 0 = NaN`); `0 · ±inf` stays
+    /// 0. Never set by a module: only an interpreter that is a target's oracle uses it.
+    pub legacy_zero_keeps_nan: bool,
 }
 
 impl FpMode {
@@ -70,12 +74,14 @@ impl FpMode {
         flush_denormals: false,
         round_toward_zero: false,
         narrow: None,
+        legacy_zero_keeps_nan: false,
     };
     /// Nearest-even with denormals flushed.
     pub const FLUSH: FpMode = FpMode {
         flush_denormals: true,
         round_toward_zero: false,
         narrow: None,
+        legacy_zero_keeps_nan: false,
     };
 }
 
@@ -112,6 +118,7 @@ impl FpModes {
                 flush_denormals: f.denorm_mode().is_some_and(|d| d & 1 != 0 && d & 2 == 0),
                 round_toward_zero: f.round_mode().is_some_and(|r| r & 1 != 0 && r & 2 == 0),
                 narrow: None,
+                legacy_zero_keeps_nan: false,
             };
             if let Some(slot) = modes.slot(t) {
                 *slot = mode;
@@ -316,6 +323,7 @@ mod tests {
             flush_denormals: false,
             round_toward_zero: true,
             narrow: None,
+            legacy_zero_keeps_nan: false,
         };
         let t = ScalarType::F32;
         // 1 + 2^-30 is 1 under both modes; 1 − 2^-30 is 1 nearest, 1 − 2^-24 toward zero.
@@ -401,5 +409,23 @@ mod tests {
             flush_in(-0.0, t, FpMode::FLUSH).to_bits(),
             (-0.0f64).to_bits()
         );
+    }
+
+    #[test]
+    fn a_legacy_product_of_zero_and_nan_is_nan_only_under_the_flag() {
+        let t = ScalarType::F32;
+        let pica = FpMode {
+            legacy_zero_keeps_nan: true,
+            ..FpMode::FLUSH
+        };
+        let mul = crate::float::mul_legacy_in;
+        assert_eq!(mul(0.0, f64::NAN, t, FpMode::IEEE), 0.0);
+        assert_eq!(mul(f64::NAN, 0.0, t, FpMode::IEEE), 0.0);
+        assert!(mul(0.0, f64::NAN, t, pica).is_nan());
+        assert!(mul(f64::NAN, -0.0, t, pica).is_nan());
+        // D3D9's 0 · inf = 0 holds in both.
+        assert_eq!(mul(0.0, f64::INFINITY, t, pica), 0.0);
+        assert_eq!(mul(f64::NEG_INFINITY, 0.0, t, pica), 0.0);
+        assert_eq!(mul(2.0, 3.0, t, pica), 6.0);
     }
 }

@@ -84,6 +84,10 @@ pub struct RunConfig {
     /// magnitudes are +0, large ones ±inf, zero has no sign), the way a target with a narrower
     /// float format computes (PICA's float24). An oracle like the ones above; `None` by default.
     pub narrow_range: Option<irc_arith::NarrowRange>,
+    /// A legacy product of ±0 and NaN is NaN instead of 0 (`FMulLegacy`, `FMadLegacy`, the
+    /// legacy dot products and `FPowLegacy`'s multiply), as PICA's MUL computes it. An oracle
+    /// like the ones above; off by default.
+    pub legacy_zero_keeps_nan: bool,
 }
 
 impl Default for RunConfig {
@@ -100,6 +104,7 @@ impl Default for RunConfig {
             polynomial_trig: false,
             flush_denormals: None,
             narrow_range: None,
+            legacy_zero_keeps_nan: false,
         }
     }
 }
@@ -188,6 +193,7 @@ pub fn run(
             m.flush_denormals = flush;
         }
         m.narrow = cfg.narrow_range;
+        m.legacy_zero_keeps_nan = cfg.legacy_zero_keeps_nan;
     }
     let mut it = Interp {
         p,

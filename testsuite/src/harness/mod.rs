@@ -19,7 +19,8 @@
 //! The interpreter computes the target's way where [`Target::oracle`] says so (division as
 //! `a·rcp(b)`, fine default derivatives, stepwise `pow`/`sin`/`cos`; flushed denormal
 //! uniforms; denormals flushed in every float width where the hardware has none; a narrower
-//! range without −0 where the hardware computes in one, PICA's float24). Random inputs are adjusted to what a GPU delivers ([`inputs`]), and
+//! range without −0 where the hardware computes in one, PICA's float24; PICA's `NaN · 0 = NaN`
+//! in D3D9-rule multiplies). Random inputs are adjusted to what a GPU delivers ([`inputs`]), and
 //! `Position.w` cycles through [`POSITION_W`] by seed. An interpreter trap (including running
 //! out of fuel) gives no reference: the seed is skipped; so is a mismatch that rests on quad
 //! operations executed in divergent control flow (undefined in D3D).
@@ -89,6 +90,7 @@ pub fn interp_config(target: &dyn Target) -> irc_interp::RunConfig {
         polynomial_trig: o.polynomial_trig,
         flush_denormals: (o.denormals == irc_backend::Denormals::Flush).then_some(true),
         narrow_range: o.narrow_range,
+        legacy_zero_keeps_nan: o.legacy_zero_keeps_nan,
         ..crate::equivalence::run_config()
     }
 }

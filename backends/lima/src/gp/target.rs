@@ -99,6 +99,7 @@ impl Target for LimaVp {
             flush_denormal_uniforms: false,
             denormals: Denormals::Unknown,
             narrow_range: None,
+            legacy_zero_keeps_nan: false,
         }
     }
 }

@@ -100,6 +100,7 @@ impl Target for LimaFp {
             flush_denormal_uniforms: true,
             denormals: Denormals::Flush,
             narrow_range: None,
+            legacy_zero_keeps_nan: false,
         }
     }
 }
