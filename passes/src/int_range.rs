@@ -261,10 +261,9 @@ impl Analysis<'_> {
         }
     }
 
-    /// The step of loop-header phi `d` along its back edge: (back-edge label, the value added
-    /// to `d` there), when the back edge carries `d + s` or `d − s` (the step then `−s`,
-    /// returned as `(label, s, negated)`).
-    fn step(&self, d: SsaDef) -> Option<(SsaDef, SsaDef, bool)> {
+    /// The step of loop-header phi `d` along its back edge, when the back edge carries
+    /// `next = d + s` or `d − s`: `(back-edge label, next, s, negated)`.
+    fn step(&self, d: SsaDef) -> Option<(SsaDef, SsaDef, SsaDef, bool)> {
         let m = self.m;
         let op = m.op(d);
         let mut found = None;
@@ -285,7 +284,7 @@ impl Analysis<'_> {
                 if found.is_some() {
                     return None;
                 }
-                found = Some((label, s, neg));
+                found = Some((label, v, s, neg));
             }
         }
         found
@@ -300,12 +299,8 @@ impl Analysis<'_> {
     fn induction_bound(&self, d: SsaDef) -> Option<(i64, i64)> {
         let m = self.m;
         let header = self.cfg.block_of(d)?;
-        let (back, s, neg) = self.step(d)?;
-        let back_block = self.cfg.block_of_label(back);
-        let latch = self.cfg.block_of(m.op(d).operands.chunks(2).find_map(|p| {
-            (p[0].as_ref() == Some(back)).then(|| p.get(1).and_then(|o| o.as_ref()))?
-        })?);
-        let (slo, shi) = self.at(s, latch).int()?;
+        let (back, next, s, neg) = self.step(d)?;
+        let (slo, shi) = self.at(s, self.cfg.block_of(next)).int()?;
         let (slo, shi) = if neg { (-shi, -slo) } else { (slo, shi) };
         let mut init = R::Bottom;
         for pair in m.op(d).operands.chunks(2) {
@@ -321,23 +316,20 @@ impl Analysis<'_> {
             if q == d || m.opcode(q) != OpCode::Phi {
                 continue;
             }
-            let Some((qback, k, _)) = self.step(q) else {
+            let Some((qback, qnext, k, _)) = self.step(q) else {
                 continue;
             };
-            let next = m.op(q).operands.chunks(2).find_map(|p| {
-                (p[0].as_ref() == Some(qback)).then(|| p.get(1).and_then(|o| o.as_ref()))?
-            });
             let k = match (m.opcode(k), constant_range(m, k)) {
                 (OpCode::Constant, R::Int(k, k2)) if k == k2 && k != 0 => k.abs(),
                 _ => continue,
             };
-            let (Some((lo, hi)), Some(R::Int(..))) = (
-                self.ranges[q.index()].int(),
-                next.map(|n| self.ranges[n.index()]),
-            ) else {
+            // No wraparound on q's step: its next value has a range.
+            let (Some((lo, hi)), R::Int(..)) =
+                (self.ranges[q.index()].int(), self.ranges[qnext.index()])
+            else {
                 continue;
             };
-            if qback != back || self.cfg.block_of_label(qback) != back_block {
+            if qback != back {
                 continue;
             }
             let t = (hi - lo) / k;

@@ -319,6 +319,19 @@ impl Instr {
         }
     }
 
+    /// The temporary the instruction writes (MOVA writes `a0`, CMP the flags: none).
+    pub fn written_temp(&self) -> Option<u8> {
+        match *self {
+            Instr::Binary { dst, .. } | Instr::Unary { dst, .. } | Instr::Mad { dst, .. } => {
+                match dst.reg {
+                    DstReg::Temp(n) => Some(n),
+                    DstReg::Output(_) => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
     /// The flow-control target address, if the instruction has one.
     pub fn target(&self) -> Option<u16> {
         match *self {

@@ -114,18 +114,6 @@ fn index_of(i: &Instr) -> AddrIndex {
     }
 }
 
-fn temp_written(i: &Instr) -> Option<u8> {
-    match *i {
-        Instr::Binary { dst, .. } | Instr::Unary { dst, .. } | Instr::Mad { dst, .. } => {
-            match dst.reg {
-                DstReg::Temp(n) => Some(n),
-                DstReg::Output(_) => None,
-            }
-        }
-        _ => None,
-    }
-}
-
 /// A run read from its start: the registers it takes as parameters (by first appearance) and
 /// the temporaries it has written so far (a read after the run's own write is no parameter).
 #[derive(Clone, Default)]
@@ -157,7 +145,7 @@ impl Walk {
                 }
             }
         }
-        if let Some(n) = temp_written(i) {
+        if let Some(n) = i.written_temp() {
             self.written |= 1 << n;
         }
         c
@@ -358,7 +346,7 @@ pub fn outline(items: &mut Vec<Item>) -> Vec<Vec<Instr>> {
                         used |= 1 << n;
                     }
                 }
-                if let Some(n) = temp_written(&i) {
+                if let Some(n) = i.written_temp() {
                     used |= 1 << n;
                 }
             }

@@ -14,19 +14,6 @@ use crate::flow_emit::Item;
 use crate::instr::{Dst, DstReg, Instr, Src, SrcReg};
 use crate::isa::{AddrIndex, Opcode};
 
-/// The temporary a non-MOVA instruction writes.
-fn written_temp(i: &Instr) -> Option<u8> {
-    match *i {
-        Instr::Binary { dst, .. } | Instr::Unary { dst, .. } | Instr::Mad { dst, .. } => {
-            match dst.reg {
-                DstReg::Temp(n) => Some(n),
-                DstReg::Output(_) => None,
-            }
-        }
-        _ => None,
-    }
-}
-
 /// Removes MOVs of a uniform, literal or input into a temporary that already holds it.
 pub fn remove_redundant_moves(items: &mut Vec<Item>) {
     // held[r]: the (destination, source) of the last MOV of an unchanging register into r.
@@ -55,7 +42,7 @@ pub fn remove_redundant_moves(items: &mut Vec<Item>) {
                 return true;
             }
         }
-        if let Some(r) = written_temp(i) {
+        if let Some(r) = i.written_temp() {
             held[usize::from(r & 15)] = None;
         }
         true

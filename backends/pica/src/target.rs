@@ -343,9 +343,12 @@ pub(crate) fn compile_stage(
     if stage != ShaderStage::Geometry || options.get(&OUTLINE) == "off" {
         return plain.map(|(o, _)| o);
     }
-    let alt = compile_variant(module, options, stage, true);
-    match (plain, alt) {
-        (Ok((p, _)), Ok((r, n))) if n > 0 && r.stats.instructions < p.stats.instructions => Ok(r),
+    // Nothing to compute at the stores: the second variant would be the same program.
+    if let Ok((p, 0)) = plain {
+        return Ok(p);
+    }
+    match (plain, compile_variant(module, options, stage, true)) {
+        (Ok((p, _)), Ok((r, _))) if r.stats.instructions < p.stats.instructions => Ok(r),
         (Ok((p, _)), _) => Ok(p),
         (Err(_), Ok((r, n))) if n > 0 => Ok(r),
         (Err(e), _) => Err(e),
@@ -353,7 +356,7 @@ pub(crate) fn compile_stage(
 }
 
 /// Compiles with values stored more than once computed at each store when `remat` is set;
-/// returns the output and how many values were so computed.
+/// returns the output and how many values that variant computes at the stores.
 fn compile_variant(
     module: &Module,
     options: &CompileOptions,
@@ -497,7 +500,7 @@ fn compile_variant(
             reflection,
             stats,
         },
-        lowered.rematerialized,
+        lowered.remat_candidates,
     ))
 }
 

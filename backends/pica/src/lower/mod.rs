@@ -94,8 +94,9 @@ pub struct Lowered {
     pub literal_base: u8,
     pub reflection: Reflection,
     pub ir_ops: u32,
-    /// How many values were computed again at each output store ([`remat`]).
-    pub rematerialized: usize,
+    /// How many values a rematerializing lowering computes again at each output store
+    /// ([`remat`]; counted whether or not this lowering did).
+    pub remat_candidates: usize,
     /// Geometry shaders: the input layout and mode ([`gs`]).
     pub gs: Option<gs::GsLayout>,
 }
@@ -229,8 +230,16 @@ pub(crate) fn lower_stage(
         remat: Default::default(),
         dst_products: dst_products(m),
     };
+    // The candidates are counted for every geometry shader, so that a caller learns
+    // whether the rematerializing variant differs at all; they are used when asked for.
+    let remat_candidates = if want == irc_ir::ShaderStage::Geometry {
+        remat::candidates(m, &cfg)
+    } else {
+        Default::default()
+    };
+    let candidate_count = remat_candidates.len();
     if rematerialize {
-        l.remat = remat::candidates(m, &cfg);
+        l.remat = remat_candidates;
     }
     let mut reflection = Reflection::default();
     if want == irc_ir::ShaderStage::Geometry {
@@ -278,7 +287,7 @@ pub(crate) fn lower_stage(
         literal_base,
         reflection,
         ir_ops: m.code().count() as u32,
-        rematerialized: l.remat.len(),
+        remat_candidates: candidate_count,
         gs: l.gs.map(|g| g.layout),
     })
 }
@@ -1101,15 +1110,14 @@ impl<'a> Lower<'a> {
                     .ok_or_else(|| self.diag(d, "composite index out of range"))?
                     .into()
             }
-            OpCode::CompositeConstruct if dst_operands(self.m, d).is_some() => {
-                let Some((a, b)) = dst_operands(self.m, d) else {
-                    unreachable!("checked by the guard")
-                };
-                let a = self.value(a)?;
-                let b = self.value(b)?;
-                self.vec_op(Opcode::Dst, &[&a, &b])
-            }
             OpCode::CompositeConstruct => {
+                if let Some((a, b)) = dst_operands(self.m, d) {
+                    let a = self.value(a)?;
+                    let b = self.value(b)?;
+                    let r = self.vec_op(Opcode::Dst, &[&a, &b]);
+                    self.values.insert(d, r);
+                    return Ok(());
+                }
                 let mut out = Comps::new();
                 for member in CompositeConstruct::of(op).members() {
                     out.extend(self.arg(d, member.as_ref())?);

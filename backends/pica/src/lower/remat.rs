@@ -8,7 +8,8 @@
 //! ([`crate::outline`]) turns into one procedure. Neither is shorter in general, so the target
 //! compiles a geometry shader both ways and keeps the shorter (`target::compile_stage`).
 //!
-//! Candidates are pure single-instruction arithmetic, and the vectors built from it, whose every
+//! Candidates are pure arithmetic (one instruction per component, except a `min`/`max` whose
+//! operands may both be NaN), and the vectors built from it, whose every
 //! use is an output store or a candidate vector, reaching at least two stores. Their operands
 //! are computed once, as before; only the candidates move to the stores.
 
@@ -20,7 +21,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Lower;
 
-/// Whether `op` lowers to one instruction per component from its operands alone.
+/// Whether `op` is pure arithmetic computed from its operands alone.
 fn recomputable(m: &Module, d: SsaDef) -> bool {
     let op = m.op(d);
     match op.opcode {
