@@ -46,8 +46,9 @@ pub enum Check {
     /// known differences) on [`SEEDS`] input sets; op counts and time per shader reported.
     Pipeline(String),
     /// Raw shaders (`.raw.dxir`) of the stages a target compiles, compiled for it and run in
-    /// its simulator against the interpreter ([`crate::harness`]); other stages are skipped.
-    Target(&'static dyn irc::Target),
+    /// its simulator against the interpreter ([`crate::harness`]) with the given compile
+    /// options (each mode against its own oracle); other stages are skipped.
+    Target(&'static dyn irc::Target, Box<irc::Options>),
 }
 
 impl PartialEq for Check {
@@ -56,7 +57,7 @@ impl PartialEq for Check {
             (Check::Roundtrip, Check::Roundtrip) | (Check::Interp, Check::Interp) => true,
             (Check::Passes(a), Check::Passes(b)) => a == b,
             (Check::Pipeline(a), Check::Pipeline(b)) => a == b,
-            (Check::Target(a), Check::Target(b)) => a.name() == b.name(),
+            (Check::Target(a, x), Check::Target(b, y)) => a.name() == b.name() && x == y,
             _ => false,
         }
     }
@@ -72,7 +73,7 @@ impl Check {
     /// frontend always runs first), or the name of a target in `registry`.
     pub fn parse_in(s: &str, registry: &irc::Registry) -> Option<Check> {
         if let Some(t) = registry.target(s) {
-            return Some(Check::Target(t));
+            return Some(Check::Target(t, Box::default()));
         }
         match s {
             "roundtrip" => Some(Check::Roundtrip),
@@ -99,7 +100,7 @@ impl Check {
             Check::Passes(_) => "passes",
             Check::Interp => "interp",
             Check::Pipeline(_) => "pipeline",
-            Check::Target(t) => t.name(),
+            Check::Target(t, _) => t.name(),
         }
     }
     /// Whether the check applies to a file (pass checks start from raw IR only).
@@ -108,7 +109,7 @@ impl Check {
             Check::Roundtrip => true,
             Check::Passes(_) | Check::Pipeline(_) => path.to_string_lossy().ends_with(".raw.dxir"),
             Check::Interp => !path.to_string_lossy().ends_with(".raw.dxir"),
-            Check::Target(t) => crate::harness::applies_to(*t, path),
+            Check::Target(t, _) => crate::harness::applies_to(*t, path),
         }
     }
     fn run(
@@ -123,7 +124,9 @@ impl Check {
             Check::Passes(names) => passes(path, names),
             Check::Interp => crate::interp_check::check(path),
             Check::Pipeline(pipeline) => run_pipeline(path, pipeline, metrics, registry),
-            Check::Target(t) => crate::harness::corpus_check(*t, path, target_metrics),
+            Check::Target(t, options) => {
+                crate::harness::corpus_check(*t, path, target_metrics, options)
+            }
         }
     }
 }
@@ -391,7 +394,7 @@ pub fn run_with(
     report.target_metrics = target_metrics
         .into_inner()
         .unwrap_or_else(|p| p.into_inner());
-    if let Check::Target(t) = check {
+    if let Check::Target(t, _) = check {
         report.target = Some(*t);
     }
     Ok(report)

@@ -95,23 +95,32 @@ pub fn fuzz(
     first: u64,
     count: u64,
 ) -> Result<FuzzReport, (u64, String)> {
-    fuzz_with(registry, pipeline, first, count, Limits::default())
+    fuzz_with(
+        registry,
+        pipeline,
+        first,
+        count,
+        Limits::default(),
+        &irc::Options::default(),
+    )
 }
 
-/// [`fuzz`] with generator limits (target checks only; pipeline checks use the defaults).
+/// [`fuzz`] with generator limits and compile options (target checks only; pipeline checks
+/// use the defaults).
 pub fn fuzz_with(
     registry: &irc::Registry,
     pipeline: &str,
     first: u64,
     count: u64,
     limits: Limits,
+    options: &irc::Options,
 ) -> Result<FuzzReport, (u64, String)> {
     let target = registry.target(pipeline);
     let mut r = FuzzReport::default();
     for seed in first..first.saturating_add(count) {
         r.programs += 1;
         let result = match target {
-            Some(t) => crate::harness::check_generated(t, seed, limits).map(|g| {
+            Some(t) => crate::harness::check_generated_with(t, seed, limits, options).map(|g| {
                 g.map(|g| {
                     r.native_deviations += u64::from(g.native_deviations);
                     g.instructions as usize

@@ -21,7 +21,14 @@ fn generated_vertex_programs_match_in_the_gp_simulator() {
     let registry = irc::registry::Registry::builtin();
     let mut compared = 0;
     for limits in [Limits::default(), small] {
-        match fuzz_with(registry, "lima-vp", 0, PROGRAMS, limits) {
+        match fuzz_with(
+            registry,
+            "lima-vp",
+            0,
+            PROGRAMS,
+            limits,
+            &Default::default(),
+        ) {
             Ok(r) => {
                 println!(
                     "lima-vp diff {limits:?}: {} compared ({} instructions), {} unsupported",

@@ -61,7 +61,7 @@ fn vertex_and_geometry_shader_run_from_one_shbin() {
 
     let vs_out = &program.stages[0].output;
     let gs_out = &program.stages[1].output;
-    let config = interp_config(gs_target);
+    let config = interp_config(gs_target, &Default::default());
     let opts = SimOptions {
         precision: Precision::Exact,
         fuel: 1 << 16,

@@ -500,8 +500,15 @@ fn a_target_added_to_a_registry_is_listed_checked_and_fuzzed() {
         depth: 0,
         expr_depth: 1,
     };
-    let r = irc_testsuite::difftest::fuzz_with(&registry, "toy-stack", 0, 400, tiny)
-        .unwrap_or_else(|(seed, case)| panic!("seed {seed}:\n{case}"));
+    let r = irc_testsuite::difftest::fuzz_with(
+        &registry,
+        "toy-stack",
+        0,
+        400,
+        tiny,
+        &Default::default(),
+    )
+    .unwrap_or_else(|(seed, case)| panic!("seed {seed}:\n{case}"));
     println!("fuzz-diff of tiny programs through the toy target: {r:?}");
     assert!(r.compared > 0, "{r:?}");
 }

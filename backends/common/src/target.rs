@@ -85,9 +85,12 @@ pub trait Target: Sync {
     fn tolerance(&self) -> Tolerance {
         Tolerance::F32
     }
-    /// How the interpreter must compute to be this target's oracle (division, default
-    /// derivatives, transcendentals the hardware's way; flushed uniforms).
-    fn oracle(&self) -> Oracle {
+    /// How the interpreter must compute to be this target's oracle for code compiled with
+    /// `options` (division, default derivatives, transcendentals the hardware's way; flushed
+    /// uniforms; the multiply rule of the option's mode where a target has modes whose
+    /// results differ).
+    fn oracle(&self, options: &CompileOptions) -> Oracle {
+        let _ = options;
         Oracle::default()
     }
     /// Program compilation: one container file holding the compiled stages of a program of

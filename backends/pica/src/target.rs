@@ -60,6 +60,31 @@ pub const IEEE_MUL: OptionSpec = OptionSpec {
     help: "IEEE multiplies: exact emulation, or the hardware's D3D9-rule multiply",
 };
 
+/// `-C legacy-mul=native|exact`: how D3D9 multiplies (`FMulLegacy`, `FMadLegacy`,
+/// `FDotLegacy`) are compiled. PICA's MUL/MAD/DP multiply with D3D9's `0 · inf = 0` but give
+/// NaN for `NaN · 0` (reference §10), where the IR's rule gives 0.
+pub const LEGACY_MUL: OptionSpec = OptionSpec {
+    name: "legacy-mul",
+    values: &[
+        (
+            "native",
+            "the bare MUL/MAD/DP (0 · inf = 0; NaN · 0 = NaN where D3D9's rule gives 0)",
+        ),
+        (
+            "exact",
+            "D3D9's rule for every operand: 0 · x = 0 even for NaN x (7-11 instructions instead \
+             of 1 per multiply of two values that may be NaN)",
+        ),
+    ],
+    default: "native",
+    help: "D3D9 multiplies: the hardware's own (NaN · 0 = NaN), or exact D3D9 rules",
+};
+
+/// True when `options` ask for exact D3D9 multiplies.
+pub fn exact_legacy_mul(options: &CompileOptions) -> bool {
+    options.get(&LEGACY_MUL) == "exact"
+}
+
 /// The PICA200 vertex shader target.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PicaVs;
@@ -89,7 +114,7 @@ impl Target for PicaVs {
         }
     }
     fn options(&self) -> &'static [OptionSpec] {
-        &[OUTLINE, IEEE_MUL]
+        &[OUTLINE, IEEE_MUL, LEGACY_MUL]
     }
     fn compile(&self, module: &Module, options: &CompileOptions) -> Result<Output, Diagnostics> {
         compile(module, options).map_err(Diagnostics::from)
@@ -124,7 +149,7 @@ impl Target for PicaVs {
     fn program_container(&self, stages: &[&Output]) -> Option<Result<Container, Diagnostic>> {
         Some(crate::gs::program::program_container(stages))
     }
-    fn oracle(&self) -> Oracle {
+    fn oracle(&self, options: &CompileOptions) -> Oracle {
         // No divide instruction (RCP + MUL); float24 has no denormals: uniforms arrive
         // flushed and arithmetic flushes its operands and results (reference pica.md §10);
         // its range is 2^-62 … 2^64 and it has no −0 (§10, `float24`).
@@ -140,9 +165,10 @@ impl Target for PicaVs {
                 overflow_exp: 64,
             }),
             // MUL, MAD and DP keep D3D9's `0 · inf = 0` but give NaN for `NaN · 0` (§10,
-            // citra#7371); the IR's legacy ops give 0 there. The documented default: FMulLegacy
-            // and its friends run as the bare instruction.
-            legacy_zero_keeps_nan: true,
+            // citra#7371); the IR's legacy ops give 0 there. The documented default
+            // (`legacy-mul=native`): FMulLegacy and its friends run as the bare instruction;
+            // `legacy-mul=exact` follows the IR's rule.
+            legacy_zero_keeps_nan: !exact_legacy_mul(options),
         }
     }
 }
@@ -165,10 +191,22 @@ fn operand_regs(
             (SrcReg::Temp(loc.reg), loc.lane)
         }
         Reg::In(n) => (SrcReg::Input(n), 0),
-        Reg::Uni(n) | Reg::UniRel(n) => (SrcReg::Const(n), 0),
+        Reg::Uni(n) | Reg::UniRel(n, _) => (SrcReg::Const(n), 0),
         Reg::Lit(k) => (SrcReg::Const(lit_base + k as u8), 0),
     };
     Ok((reg, o.swz.map(|c| (base + c).min(3))))
+}
+
+/// The address register a relative uniform among `srcs` is read with (one per instruction).
+fn address_index(srcs: &[Operand]) -> AddrIndex {
+    match srcs.iter().find_map(|s| match s.reg {
+        Reg::UniRel(_, a) => Some(a),
+        _ => None,
+    }) {
+        Some(0) => AddrIndex::A0X,
+        Some(_) => AddrIndex::A0Y,
+        None => AddrIndex::None,
+    }
 }
 
 fn emit_op(op: &MOp, alloc: &Allocation, lit_base: u8) -> Result<Instr, Diagnostic> {
@@ -212,11 +250,7 @@ fn emit_op(op: &MOp, alloc: &Allocation, lit_base: u8) -> Result<Instr, Diagnost
                 x,
                 y,
                 src2: src(r2, a2, op.srcs[1].neg),
-                index: if matches!(op.srcs[0].reg, Reg::UniRel(_)) {
-                    AddrIndex::A0X
-                } else {
-                    AddrIndex::None
-                },
+                index: address_index(&op.srcs[..1]),
             });
         }
         Dst::Flow(_) => return Err(internal("flow marker emitted as an instruction")),
@@ -258,11 +292,7 @@ fn emit_op(op: &MOp, alloc: &Allocation, lit_base: u8) -> Result<Instr, Diagnost
         }
         srcs.push(s);
     }
-    let index = if op.srcs.iter().any(|s| matches!(s.reg, Reg::UniRel(_))) {
-        AddrIndex::A0X
-    } else {
-        AddrIndex::None
-    };
+    let index = address_index(&op.srcs);
     Ok(match op.op {
         Opcode::Add
         | Opcode::Mul
@@ -363,7 +393,11 @@ fn compile_variant(
     stage: ShaderStage,
     remat: bool,
 ) -> Result<(Output, usize), Diagnostic> {
-    let mut lowered = lower::lower_stage(module, stage, remat)?;
+    let config = lower::LowerConfig {
+        rematerialize: remat,
+        exact_legacy_mul: exact_legacy_mul(options),
+    };
+    let mut lowered = lower::lower_stage(module, stage, config)?;
     if let Some(layout) = &options.output_layout {
         crate::gs::link::apply_output_layout(&mut lowered, layout)?;
     }

@@ -124,9 +124,8 @@ impl Filetest {
         }
         let options = self.options().unwrap_or_default();
         let legacy = options.legacy_state.input_values(m);
-        let raw_cfg = harness::raw_config(&options);
         for seed in 0..COMPILE_SEEDS {
-            match harness::compare_run_with(target, m, &prepared, &output, seed, &legacy, &raw_cfg)
+            match harness::compare_run_with(target, m, &prepared, &output, seed, &legacy, &options)
             {
                 Ok(RunVerdict::Matched { .. }) | Ok(RunVerdict::NoReference(_)) => {}
                 Err(e) => out.failures.push(format!("differential check: {e}")),
@@ -154,10 +153,11 @@ impl Filetest {
             return;
         }
         let tol = target.tolerance();
+        let options = self.options().unwrap_or_default();
         for (line, src) in &self.runs {
             let result = RunLine::parse(src).and_then(|r| {
                 let mut inputs = r.inputs(m)?;
-                if target.oracle().flush_denormal_uniforms {
+                if target.oracle(&options.backend).flush_denormal_uniforms {
                     flush_denormal_uniforms(&mut inputs, &output.reflection);
                 }
                 let mut bad = Vec::new();

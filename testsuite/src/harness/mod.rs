@@ -46,7 +46,9 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use irc_backend::{Output, Precision, SimConfig, SimOutputs, Simulator, Target, Tolerance};
+use irc_backend::{
+    CompileOptions, Output, Precision, SimConfig, SimOutputs, Simulator, Target, Tolerance,
+};
 use irc_interp::{run, Outputs, ShaderInputs, Value};
 use irc_ir::{BuiltIn, Module, ShaderStage};
 
@@ -80,9 +82,10 @@ pub enum RunVerdict {
     NoReference(String),
 }
 
-/// The interpreter's configuration for `target`: the corpus limits and the target's oracle.
-pub fn interp_config(target: &dyn Target) -> irc_interp::RunConfig {
-    let o = target.oracle();
+/// The interpreter's configuration for `target`'s code compiled with `options`: the corpus
+/// limits and the target's oracle for those options.
+pub fn interp_config(target: &dyn Target, options: &CompileOptions) -> irc_interp::RunConfig {
+    let o = target.oracle(options);
     irc_interp::RunConfig {
         div_as_rcp_mul: o.div_as_rcp_mul,
         fine_default_derivatives: o.fine_default_derivatives,
@@ -115,7 +118,10 @@ fn run_inputs(
     legacy: &[(BuiltIn, Value)],
 ) -> ShaderInputs {
     let mut inputs = interp_inputs(raw, seed, legacy);
-    if target.oracle().flush_denormal_uniforms {
+    if target
+        .oracle(&CompileOptions::default())
+        .flush_denormal_uniforms
+    {
         flush_denormal_uniforms(&mut inputs, &output.reflection);
     }
     inputs
@@ -166,12 +172,13 @@ pub fn compare_run(
         output,
         seed,
         legacy,
-        &crate::equivalence::run_config(),
+        &irc::Options::default(),
     )
 }
 
-/// [`compare_run`] with the interpreter configuration the raw shader runs under when it is
-/// compared with the prepared one ([`raw_config`]: the oracle of the compile options' mode).
+/// [`compare_run`] for code compiled with `options`: the interpreter runs as the target's
+/// oracle for them ([`interp_config`]), and the raw shader, compared with the prepared one,
+/// under [`raw_config`] (the oracle of the options' legacy-multiply mode).
 pub fn compare_run_with(
     target: &dyn Target,
     raw: &Module,
@@ -179,7 +186,7 @@ pub fn compare_run_with(
     output: &Output,
     seed: u64,
     legacy: &[(BuiltIn, Value)],
-    raw_cfg: &irc_interp::RunConfig,
+    options: &irc::Options,
 ) -> Result<RunVerdict, String> {
     let inputs = run_inputs(target, raw, output, seed, legacy);
     compare_inputs_with(
@@ -189,7 +196,7 @@ pub fn compare_run_with(
         output,
         &inputs,
         &format!("input seed {seed}"),
-        raw_cfg,
+        options,
     )
 }
 
@@ -225,12 +232,11 @@ pub fn compare_inputs(
         output,
         inputs,
         label,
-        &crate::equivalence::run_config(),
+        &irc::Options::default(),
     )
 }
 
-/// [`compare_inputs`] with the raw side's interpreter configuration `raw_cfg`
-/// ([`raw_config`]).
+/// [`compare_inputs`] for code compiled with `options` (as [`compare_run_with`]).
 pub fn compare_inputs_with(
     target: &dyn Target,
     raw: &Module,
@@ -238,9 +244,11 @@ pub fn compare_inputs_with(
     output: &Output,
     inputs: &ShaderInputs,
     label: &str,
-    raw_cfg: &irc_interp::RunConfig,
+    options: &irc::Options,
 ) -> Result<RunVerdict, String> {
-    let want = match run(reference, inputs, &interp_config(target)) {
+    let oracle = interp_config(target, &options.backend);
+    let raw_cfg = &raw_config(options);
+    let want = match run(reference, inputs, &oracle) {
         Ok(o) => o,
         Err(t) => {
             return Ok(RunVerdict::NoReference(format!(
@@ -261,7 +269,7 @@ pub fn compare_inputs_with(
         // The one approximation a pipeline makes by design: sine and cosine as polynomials on
         // targets without them (`lower-trig`); the raw side computes them the same way.
         let raw_cfg = &irc_interp::RunConfig {
-            polynomial_trig: raw_cfg.polynomial_trig || target.oracle().polynomial_trig,
+            polynomial_trig: raw_cfg.polynomial_trig || oracle.polynomial_trig,
             ..*raw_cfg
         };
         if let (Ok(a), Ok(b)) = (run(raw, inputs, raw_cfg), run(reference, inputs, &exact)) {
@@ -309,7 +317,6 @@ pub fn compare_inputs_with(
         // below is still compared with the flushing interpreter.
         // Likewise a narrower float range (PICA's float24): the exact run computes in f32's,
         // keeping only the target's unsigned zero.
-        let oracle = interp_config(target);
         let preserved = irc_interp::RunConfig {
             flush_denormals: Some(false),
             narrow_range: oracle
@@ -352,6 +359,7 @@ pub fn explain_run(
     output: &Output,
     seed: u64,
     legacy: &[(BuiltIn, Value)],
+    options: &irc::Options,
 ) -> String {
     use std::fmt::Write;
     let inputs = run_inputs(target, raw, output, seed, legacy);
@@ -362,7 +370,7 @@ pub fn explain_run(
     );
     let textures = InterpTextures::new(&inputs);
     let _ = writeln!(s, "{:?}", sim_inputs(&inputs, &textures));
-    let want: Result<Outputs, _> = run(raw, &inputs, &interp_config(target));
+    let want: Result<Outputs, _> = run(raw, &inputs, &interp_config(target, &options.backend));
     let got = simulate(target, output, &inputs, Precision::Exact);
     for l in 0..inputs.invocations.len() {
         match &want {
@@ -501,15 +509,7 @@ pub fn check_shader_with(
     let mut no_reference = None;
     for seed in 0..u64::from(seeds) {
         let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            compare_run_with(
-                target,
-                raw,
-                &prepared,
-                &output,
-                seed,
-                &legacy,
-                &raw_config(options),
-            )
+            compare_run_with(target, raw, &prepared, &output, seed, &legacy, options)
         }));
         match verdict {
             Ok(Ok(RunVerdict::Matched { native_deviation })) => {
@@ -548,6 +548,7 @@ pub fn corpus_check(
     target: &dyn Target,
     path: &Path,
     metrics: &Mutex<Vec<ShaderMetrics>>,
+    options: &irc::Options,
 ) -> Outcome {
     let raw = match std::fs::read(path)
         .map_err(|e| e.to_string())
@@ -556,7 +557,7 @@ pub fn corpus_check(
         Ok(m) => m,
         Err(e) => return Outcome::Failed(format!("read: {e}")),
     };
-    let check = check_shader(target, &raw, SEEDS);
+    let check = check_shader_with(target, &raw, SEEDS, options);
     if let Ok(mut v) = metrics.lock() {
         v.push(ShaderMetrics {
             profile: profile_of(path).unwrap_or_default(),
@@ -592,6 +593,16 @@ pub fn check_generated(
     seed: u64,
     limits: Limits,
 ) -> Result<Option<GeneratedRun>, String> {
+    check_generated_with(target, seed, limits, &irc::Options::default())
+}
+
+/// [`check_generated`] for code compiled with `options` (each mode against its own oracle).
+pub fn check_generated_with(
+    target: &dyn Target,
+    seed: u64,
+    limits: Limits,
+    options: &irc::Options,
+) -> Result<Option<GeneratedRun>, String> {
     // A target of the vertex stage only gets the program as a vertex shader.
     let vertex_only = !target.stages().contains(&ShaderStage::Pixel)
         && target.stages().contains(&ShaderStage::Vertex);
@@ -603,7 +614,7 @@ pub fn check_generated(
     } else {
         generate(seed, Form::Raw, limits)
     };
-    let check = check_shader(target, &raw, DIFF_SEEDS);
+    let check = check_shader_with(target, &raw, DIFF_SEEDS, options);
     match check.outcome {
         Outcome::Ok | Outcome::Known(_) => Ok(Some(GeneratedRun {
             instructions: check.output.map_or(0, |o| o.stats.instructions),

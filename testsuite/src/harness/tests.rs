@@ -698,7 +698,8 @@ fn explain_file() {
                 &raw,
                 &o,
                 seed,
-                &options.legacy_state.input_values(&raw)
+                &options.legacy_state.input_values(&raw),
+                &options,
             )
         ),
         Err(d) => println!("{d}"),

@@ -15,9 +15,12 @@ pub fn run(
     first: u64,
     pipeline: &str,
     save: Option<&Path>,
+    options: &irc::Options,
 ) -> Result<ExitCode, String> {
     let start = Instant::now();
-    match difftest::fuzz(irc::Registry::builtin(), pipeline, first, count) {
+    let limits = irc_testsuite::gen::Limits::default();
+    let registry = irc::Registry::builtin();
+    match difftest::fuzz_with(registry, pipeline, first, count, limits, options) {
         Ok(r) => {
             let what = if irc::target(pipeline).is_some() {
                 "instructions for"

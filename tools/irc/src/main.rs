@@ -102,6 +102,10 @@ enum Command {
         /// and the N shaders with the largest surplus.
         #[arg(long)]
         op_kinds: Option<usize>,
+        /// A target option for a target check, `KEY=VALUE` (repeatable): each mode is compared
+        /// with its own oracle (e.g. `--check pica-vs -C legacy-mul=exact`).
+        #[arg(short = 'C', value_name = "KEY=VALUE")]
+        codegen: Vec<String>,
     },
     /// Run passes or a pipeline over a module and print the result.
     Opt {
@@ -157,6 +161,9 @@ enum Command {
         /// Where to write the first failing case (a ready-to-commit filetest).
         #[arg(long)]
         save: Option<PathBuf>,
+        /// A target option when `--pipeline` names a target, `KEY=VALUE` (repeatable).
+        #[arg(short = 'C', value_name = "KEY=VALUE")]
+        codegen: Vec<String>,
     },
     /// Run filetests and print their outputs.
     Test { files: Vec<PathBuf> },
@@ -256,13 +263,23 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
             jobs,
             slowest,
             op_kinds,
+            codegen,
         } => {
-            let check = irc_testsuite::corpus::Check::parse(&check).ok_or_else(|| {
+            let mut check = irc_testsuite::corpus::Check::parse(&check).ok_or_else(|| {
                 format!(
                     "unknown check `{check}` (known: roundtrip, interp, frontend, passes:a,b,…, legalize[:TARGET], opt[:TARGET], {})",
                     irc::Registry::builtin().names().join(", ")
                 )
             })?;
+            match &mut check {
+                irc_testsuite::corpus::Check::Target(t, options) => {
+                    **options = target_options(*t, &codegen)?;
+                }
+                _ if !codegen.is_empty() => {
+                    return Err("-C applies to target checks only".to_string());
+                }
+                _ => {}
+            }
             let jobs = jobs.unwrap_or_else(|| {
                 std::thread::available_parallelism()
                     .map(|n| n.get())
@@ -326,7 +343,17 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
             seed,
             pipeline,
             save,
-        } => fuzzdiff::run(count, seed, &pipeline, save.as_deref()),
+            codegen,
+        } => {
+            let options = match irc::target(&pipeline) {
+                Some(t) => target_options(t, &codegen)?,
+                None if !codegen.is_empty() => {
+                    return Err("-C applies when --pipeline names a target".to_string());
+                }
+                None => irc::Options::default(),
+            };
+            fuzzdiff::run(count, seed, &pipeline, save.as_deref(), &options)
+        }
         Command::Test { files } => {
             let mut failed = 0;
             for f in &files {
@@ -361,4 +388,20 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
         Command::Bench { dir, reps, .. } => bench::run(&dir, reps),
         Command::Ops { name, class } => ops::run(name.as_deref(), class.as_deref()),
     }
+}
+
+/// Compile options from `-C KEY=VALUE` arguments, checked against `target`'s options.
+fn target_options(target: &dyn irc::Target, codegen: &[String]) -> Result<irc::Options, String> {
+    let mut options = irc::Options::default();
+    for kv in codegen {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| format!("-C {kv}: expected KEY=VALUE"))?;
+        options.set(k.trim(), v.trim()).map_err(|d| d.to_string())?;
+    }
+    options
+        .backend
+        .validate(target.name(), target.options())
+        .map_err(|d| d.to_string())?;
+    Ok(options)
 }

@@ -89,7 +89,7 @@ impl Target for LimaVp {
             )),
         })
     }
-    fn oracle(&self) -> Oracle {
+    fn oracle(&self, _options: &CompileOptions) -> Oracle {
         // Division is rcp + mul; f32 uniforms.
         Oracle {
             div_as_rcp_mul: true,

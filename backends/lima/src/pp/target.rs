@@ -88,7 +88,7 @@ impl Target for LimaFp {
         // Every result, register, uniform and constant is binary16 (reference §11).
         Tolerance::FP16
     }
-    fn oracle(&self) -> Oracle {
+    fn oracle(&self, _options: &CompileOptions) -> Oracle {
         // Division is rcp + mul, derivatives are fine, pow/sin/cos run as the combiner's
         // step sequences, and uniforms are fp16 (no f32 denormals survive the upload); the
         // fp16 datapath flushes denormals.

@@ -64,7 +64,11 @@ impl Target for PicaGs {
         }
     }
     fn options(&self) -> &'static [irc_backend::OptionSpec] {
-        &[crate::target::OUTLINE, crate::target::IEEE_MUL]
+        &[
+            crate::target::OUTLINE,
+            crate::target::IEEE_MUL,
+            crate::target::LEGACY_MUL,
+        ]
     }
     fn compile(&self, module: &Module, options: &CompileOptions) -> Result<Output, Diagnostics> {
         crate::target::compile_stage(module, options, ShaderStage::Geometry)
@@ -82,8 +86,8 @@ impl Target for PicaGs {
     fn tolerance(&self) -> Tolerance {
         PicaVs.tolerance()
     }
-    fn oracle(&self) -> Oracle {
-        PicaVs.oracle()
+    fn oracle(&self, options: &CompileOptions) -> Oracle {
+        PicaVs.oracle(options)
     }
     fn program_container(&self, stages: &[&Output]) -> Option<Result<Container, Diagnostic>> {
         PicaVs.program_container(stages)

@@ -47,7 +47,8 @@ impl Lower<'_> {
     fn new_block(&mut self) {
         let top = &self.built_top;
         self.built.retain(|k, _| top.contains(k));
-        self.a0x = None;
+        self.a0 = [None; 2];
+        self.a0_victim = 0;
         self.range_masks.clear();
     }
 

@@ -27,14 +27,15 @@ pub enum Reg {
     Uni(u8),
     /// Entry `k` of the literal pool (a DEF uniform placed after the application's).
     Lit(u16),
-    /// Float uniform `c[n + a0.x]` (relative addressing, §7): `n` as in [`Reg::Uni`].
-    UniRel(u8),
+    /// Float uniform `c[n + a0.x]` (`a == 0`) or `c[n + a0.y]` (`a == 1`), relative
+    /// addressing (§7): `n` as in [`Reg::Uni`].
+    UniRel(u8, u8),
 }
 
 impl Reg {
     /// Float uniforms (application or literal) only fit the wide source slot.
     pub fn is_uniform(self) -> bool {
-        matches!(self, Reg::Uni(_) | Reg::Lit(_) | Reg::UniRel(_))
+        matches!(self, Reg::Uni(_) | Reg::Lit(_) | Reg::UniRel(..))
     }
 }
 

@@ -23,7 +23,9 @@
 
 mod flow;
 pub mod gs;
+mod legacy_mul;
 pub mod mir;
+mod mova_pair;
 mod remat;
 
 use irc_backend::io_plan::{const_index, flat_size};
@@ -122,8 +124,11 @@ struct Lower<'a> {
     /// Keys of [`Lower::built`] built outside every branch and loop: valid in every later
     /// block (the others are forgotten at block boundaries).
     built_top: rustc_hash::FxHashSet<Vec<C>>,
-    /// The value a0.x holds (the float operand of the last MOVA and its lane).
-    a0x: Option<(SsaDef, usize)>,
+    /// The values a0.x and a0.y hold (the float operand of the MOVA that set each, and its
+    /// lane).
+    a0: [Option<(SsaDef, usize)>; 2],
+    /// The address component the next MOVA sets (the one read less recently).
+    a0_victim: usize,
     /// Registers of the largest D3D9 constant array read at a dynamic index (0: none).
     relative_extent: u32,
     /// Constant offsets `k` of relative reads `c[k + a0.x]`.
@@ -147,6 +152,8 @@ struct Lower<'a> {
     /// Products read only by distance vectors lowered as DST ([`dst_operands`]), which
     /// compute them: not lowered on their own.
     dst_products: rustc_hash::FxHashSet<SsaDef>,
+    /// D3D9 multiplies exact for NaN factors ([`LowerConfig::exact_legacy_mul`]).
+    exact_legacy_mul: bool,
 }
 
 /// An application uniform: a D3D9 float constant register or a constant-buffer element.
@@ -166,16 +173,26 @@ fn unsupported(m: &Module, d: SsaDef, msg: impl Into<String>) -> Diagnostic {
 
 /// Lowers the entry point of `m`, a vertex shader.
 pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
-    lower_stage(m, irc_ir::ShaderStage::Vertex, false)
+    lower_stage(m, irc_ir::ShaderStage::Vertex, LowerConfig::default())
 }
 
-/// Lowers the entry point of `m`, a shader of `stage` (vertex or geometry), computing each value
-/// stored to outputs more than once afresh at every store when `rematerialize` is set.
+/// Choices of a lowering.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LowerConfig {
+    /// Compute each value stored to outputs more than once afresh at every store ([`remat`]).
+    pub rematerialize: bool,
+    /// D3D9 multiplies exact for NaN factors (`-C legacy-mul=exact`,
+    /// [`Lower::exact_legacy_product`]).
+    pub exact_legacy_mul: bool,
+}
+
+/// Lowers the entry point of `m`, a shader of `stage` (vertex or geometry).
 pub(crate) fn lower_stage(
     m: &Module,
     want: irc_ir::ShaderStage,
-    rematerialize: bool,
+    config: LowerConfig,
 ) -> Result<Lowered, Diagnostic> {
+    let rematerialize = config.rematerialize;
     let entry = m
         .declarations()
         .find(|&d| m.opcode(d) == OpCode::EntryPoint)
@@ -217,7 +234,8 @@ pub(crate) fn lower_stage(
         uniforms: Vec::new(),
         built: FxHashMap::default(),
         built_top: Default::default(),
-        a0x: None,
+        a0: [None; 2],
+        a0_victim: 0,
         relative_extent: 0,
         range_masks: FxHashMap::default(),
         relative_bases: Vec::new(),
@@ -228,7 +246,12 @@ pub(crate) fn lower_stage(
         facts: irc_passes::float_facts::analyze(m),
         bool_uniforms: Vec::new(),
         remat: Default::default(),
-        dst_products: dst_products(m),
+        dst_products: if config.exact_legacy_mul {
+            Default::default()
+        } else {
+            dst_products(m)
+        },
+        exact_legacy_mul: config.exact_legacy_mul,
     };
     // The candidates are counted for every geometry shader, so that a caller learns
     // whether the rematerializing variant differs at all; they are used when asked for.
@@ -254,6 +277,7 @@ pub(crate) fn lower_stage(
         l.write_outputs(&mut reflection);
     }
     fold_output_moves(&mut l.prog);
+    mova_pair::pair_movas(&mut l.prog);
     let literal_base = l.assign_uniform_slots(&mut reflection)?;
     for &b in &l.bool_uniforms {
         reflection.uniforms.push(UniformBinding {
@@ -421,7 +445,7 @@ impl<'a> Lower<'a> {
             for s in &mut op.srcs {
                 match s.reg {
                     Reg::Uni(id) => s.reg = Reg::Uni(slots[usize::from(id)]),
-                    Reg::UniRel(id) => s.reg = Reg::UniRel(slots[usize::from(id)]),
+                    Reg::UniRel(id, a) => s.reg = Reg::UniRel(slots[usize::from(id)], a),
                     _ => {}
                 }
             }
@@ -955,20 +979,25 @@ impl<'a> Lower<'a> {
                 } else {
                     (Opcode::Dp4, a, b)
                 };
-                let sa = self.operand(a);
-                let sb = self.operand(b);
-                let t = self.prog.new_vreg(1);
-                self.push(MOp {
-                    op,
-                    dst: Dst::V(t, 1),
-                    srcs: smallvec![sa, sb],
-                });
-                smallvec![C {
-                    loc: Loc::V(t, 0),
-                    neg: false
-                }]
+                self.dot_op(op, a, b)
             }
         }
+    }
+
+    /// One DP3/DP4/DPH of `a` and `b` into a fresh scalar.
+    fn dot_op(&mut self, op: Opcode, a: &[C], b: &[C]) -> Comps {
+        let sa = self.operand(a);
+        let sb = self.operand(b);
+        let t = self.prog.new_vreg(1);
+        self.push(MOp {
+            op,
+            dst: Dst::V(t, 1),
+            srcs: smallvec![sa, sb],
+        });
+        smallvec![C {
+            loc: Loc::V(t, 0),
+            neg: false
+        }]
     }
 
     /// trunc(x) = flr(|x|) · (x ≥ 0 ? 1 : −1); NaN and ±inf come through.
@@ -1111,7 +1140,9 @@ impl<'a> Lower<'a> {
                     .into()
             }
             OpCode::CompositeConstruct => {
-                if let Some((a, b)) = dst_operands(self.m, d) {
+                // DST multiplies as MUL does: under `legacy-mul=exact` the product is built
+                // (and corrected) by its own `FMulLegacy`.
+                if let Some((a, b)) = dst_operands(self.m, d).filter(|_| !self.exact_legacy_mul) {
                     let a = self.value(a)?;
                     let b = self.value(b)?;
                     let r = self.vec_op(Opcode::Dst, &[&a, &b]);
@@ -1169,7 +1200,12 @@ impl<'a> Lower<'a> {
             OpCode::FMulLegacy => {
                 let a = self.arg(d, ar.a())?;
                 let b = self.arg(d, ar.b())?;
-                self.vec_op(Opcode::Mul, &[&a, &b])
+                let (fa, fb) = (self.factor(ar.a(), &a), self.factor(ar.b(), &b));
+                if self.product_is_exact(fa, fb) {
+                    self.vec_op(Opcode::Mul, &[&a, &b])
+                } else {
+                    self.exact_legacy_product(&a, fa, &b, fb)
+                }
             }
             OpCode::FMax | OpCode::FMin => {
                 let a = self.arg(d, ar.a())?;
@@ -1205,7 +1241,13 @@ impl<'a> Lower<'a> {
                 let a = self.arg(d, ar.a())?;
                 let b = self.arg(d, ar.b())?;
                 let c = self.arg(d, ar.c())?;
-                self.vec_op(Opcode::Mad, &[&a, &b, &c])
+                let (fa, fb) = (self.factor(ar.a(), &a), self.factor(ar.b(), &b));
+                if self.product_is_exact(fa, fb) {
+                    self.vec_op(Opcode::Mad, &[&a, &b, &c])
+                } else {
+                    let p = self.exact_legacy_product(&a, fa, &b, fb);
+                    self.vec_op(Opcode::Add, &[&p, &c])
+                }
             }
             OpCode::FDotLegacy => {
                 let dot = Dot::of(op);
@@ -1214,7 +1256,13 @@ impl<'a> Lower<'a> {
                 if a.len() != b.len() || a.is_empty() || a.len() > 4 {
                     return Err(self.diag(d, "dot product of mismatched vectors"));
                 }
-                self.dot(&a, &b)
+                let (fa, fb) = (self.factor(dot.a(), &a), self.factor(dot.b(), &b));
+                if self.product_is_exact(fa, fb) {
+                    self.dot(&a, &b)
+                } else {
+                    let p = self.exact_legacy_product(&a, fa, &b, fb);
+                    self.lane_sum(&p)
+                }
             }
             OpCode::FRcp | OpCode::FRsq | OpCode::FExp2 | OpCode::FLog2 => {
                 let a = self.arg(d, ar.a())?;
@@ -1475,15 +1523,22 @@ impl<'a> Lower<'a> {
             }
         }
         let mask = self.range_masks[&(x, lane, k)].clone();
-        if self.a0x != Some((x, lane)) {
-            let src = self.operand(&xv[..1]);
-            self.prog.ops.push(MOp {
-                op: Opcode::Mova,
-                dst: Dst::A0(1),
-                srcs: smallvec![src],
-            });
-            self.a0x = Some((x, lane));
-        }
+        // a0.x and a0.y each hold an index; a miss loads the one read less recently.
+        let a = match self.a0.iter().position(|h| *h == Some((x, lane))) {
+            Some(a) => a,
+            None => {
+                let a = self.a0_victim;
+                let src = self.operand(&[xv[0], xv[0]]);
+                self.prog.ops.push(MOp {
+                    op: Opcode::Mova,
+                    dst: Dst::A0(1 << a),
+                    srcs: smallvec![src],
+                });
+                self.a0[a] = Some((x, lane));
+                a
+            }
+        };
+        self.a0_victim = 1 - a;
         let id = self.uniform_id(UniKey::Legacy(k as u32))?;
         self.relative_bases.push(k as u8);
         let t = self.prog.new_vreg(width as u8);
@@ -1497,7 +1552,7 @@ impl<'a> Lower<'a> {
             dst: Dst::V(t, (1u8 << width) - 1),
             srcs: smallvec![
                 Operand {
-                    reg: Reg::UniRel(id),
+                    reg: Reg::UniRel(id, a as u8),
                     swz,
                     neg: false,
                     n: width as u8,
