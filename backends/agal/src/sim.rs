@@ -546,6 +546,12 @@ pub fn upload_constants(
             .ok_or_else(|| SimError(format!("uniform slot {} beyond {count} constants", u.slot)))?;
         *slot = match &u.source {
             UniformSource::Literal(v) => *v,
+            UniformSource::LegacyLoop { index } => {
+                return Err(SimError(format!(
+                    "uniform slot {}: AGAL has no loop registers (i{index})",
+                    u.slot
+                )))
+            }
             UniformSource::Legacy { kind, index } => {
                 let raw = inputs
                     .legacy_constants

@@ -52,6 +52,11 @@ pub enum UniformSource {
     },
     /// A compiler constant that does not fit the target's immediate fields.
     Literal([f32; 4]),
+    /// D3D9 integer constant register `index` as a hardware loop register (PICA200 `LOOP iN`):
+    /// the integers `(x − 1, y, z, 0)` of D3D9's `(count, start, step)`, each taken modulo 256
+    /// (the register's bytes). A count of 0 never reaches the loop: the code tests it first
+    /// (from the register's float copy, bound as [`UniformSource::Legacy`]).
+    LegacyLoop { index: u32 },
 }
 
 /// One uniform slot.
@@ -197,6 +202,9 @@ impl Reflection {
                     }
                 ),
                 UniformSource::Literal(v) => format!("literal {v:?}"),
+                UniformSource::LegacyLoop { index } => {
+                    format!("LegacyConstInt[{index}] as a loop register (x - 1, y, z)")
+                }
             };
             let _ = writeln!(out, "uniform {} <- {src}", u.slot);
         }

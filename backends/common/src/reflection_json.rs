@@ -107,6 +107,9 @@ enum BindingSource {
     /// D3D9 constant register: `file` is `float`, `int` or `bool` (the built-in's name
     /// otherwise).
     LegacyConstant { file: String, index: u32 },
+    /// D3D9 integer register `index` as a hardware loop register: upload the bytes
+    /// `(x − 1, y, z, 0)` of its `(count, start, step)`.
+    LegacyLoop { index: u32 },
     ConstantBuffer {
         space: u32,
         register: u32,
@@ -269,6 +272,10 @@ fn doc<'a>(target: &'a str, output: &Output) -> Doc<'a> {
                     vec4_index: *vec4_index,
                     int_lanes: *int_lanes,
                 },
+            }),
+            UniformSource::LegacyLoop { index } => bindings.push(Binding {
+                slot: u.slot,
+                source: BindingSource::LegacyLoop { index: *index },
             }),
             UniformSource::Literal(v) => immediate_constants.push(Immediate {
                 slot: u.slot,

@@ -175,6 +175,11 @@ impl IoName {
 pub fn uniform_value(inputs: &SimInputs<'_>, src: &UniformSource) -> Result<[f32; 4], String> {
     Ok(match src {
         UniformSource::Literal(v) => *v,
+        UniformSource::LegacyLoop { index } => {
+            return Err(format!(
+                "uniform: integer register i{index} as a loop register is no float vec4"
+            ))
+        }
         UniformSource::Legacy { kind, index } => {
             let reg = inputs
                 .legacy_constants

@@ -22,12 +22,15 @@ use irc_backend::Diagnostic;
 
 use crate::instr::{Cond, Instr};
 use crate::isa::Opcode;
-use crate::lower::mir::{Flow, IfCond};
+use crate::lower::mir::{Flow, IfCond, LoopKind};
 
 /// The int uniform the loops count with (`.consti` allocates from i3 down in picasso).
 pub const LOOP_UNIFORM: u8 = 3;
 /// Its value: i.x = 255 (256 iterations), i.y = 0 (aL start), i.z = 1 (aL step).
 pub const LOOP_VALUE: [u8; 4] = [255, 0, 1, 0];
+
+/// Entries of the IF stack (reference §9).
+const IF_STACK: usize = 8;
 
 /// One item of the program: an instruction or a flow marker (CMP is an instruction).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -52,6 +55,8 @@ enum Open {
         cmp_after_break: bool,
         breaks: u32,
     },
+    /// `for iN` on a D3D9 count: one LOOP, any BREAKC.
+    Counted { at: usize, body: usize },
 }
 
 fn unsupported(msg: &str) -> Diagnostic {
@@ -85,7 +90,7 @@ fn jump_over(items: &[Item], at: usize) -> bool {
     let mut words = false;
     for (k, item) in items.iter().enumerate().skip(at + 2) {
         match item {
-            Item::Flow(Flow::If(_) | Flow::Loop) => depth += 1,
+            Item::Flow(Flow::If(_) | Flow::Loop(_)) => depth += 1,
             Item::Flow(Flow::EndLoop) => depth = depth.saturating_sub(1),
             Item::Flow(Flow::EndIf) if depth == 0 => {
                 let next_closes = matches!(
@@ -192,6 +197,17 @@ pub fn layout(items: &[Item]) -> Result<Vec<Instr>, Diagnostic> {
                 }
             }
             Item::Flow(Flow::If(c)) => {
+                // §9: the IF stack holds 8 entries; a ninth would silently drop the oldest.
+                if stack
+                    .iter()
+                    .filter(|o| matches!(o, Open::If { .. }))
+                    .count()
+                    >= IF_STACK
+                {
+                    return Err(Diagnostic::limit(format!(
+                        "ifs nested deeper than the {IF_STACK}-entry IF stack"
+                    )));
+                }
                 stack.push(Open::If {
                     at: out.len(),
                     body: out.len() + 1,
@@ -245,7 +261,46 @@ pub fn layout(items: &[Item]) -> Result<Vec<Instr>, Diagnostic> {
                 }
                 last_close = Some(end);
             }
-            Item::Flow(Flow::Loop) => {
+            Item::Flow(Flow::Loop(LoopKind::Counted(id))) => {
+                stack.push(Open::Counted {
+                    at: out.len(),
+                    body: out.len() + 1,
+                });
+                out.push(Instr::UniformFlow {
+                    op: Opcode::Loop,
+                    id,
+                    dst: 0,
+                    num: 0,
+                });
+            }
+            Item::Flow(Flow::Break(v))
+                if matches!(
+                    stack
+                        .iter()
+                        .rev()
+                        .find(|o| matches!(o, Open::Loop { .. } | Open::Counted { .. })),
+                    Some(Open::Counted { .. })
+                ) =>
+            {
+                out.push(Instr::CondFlow {
+                    op: Opcode::Breakc,
+                    cond: Cond::x(v),
+                    dst: 0,
+                    num: 0,
+                });
+            }
+            Item::Flow(Flow::EndLoop) if matches!(stack.last(), Some(Open::Counted { .. })) => {
+                let Some(Open::Counted { at, body }) = stack.pop() else {
+                    unreachable!("matched above")
+                };
+                pad(&mut out, body, last_close, true);
+                let end = out.len() - 1;
+                if let Instr::UniformFlow { dst, .. } = &mut out[at] {
+                    *dst = addr(end)?;
+                }
+                last_close = Some(out.len());
+            }
+            Item::Flow(Flow::Loop(LoopKind::Pair)) => {
                 let outer = out.len();
                 let uniform = Instr::UniformFlow {
                     op: Opcode::Loop,
@@ -339,4 +394,57 @@ pub fn layout(items: &[Item]) -> Result<Vec<Instr>, Diagnostic> {
         return Err(Diagnostic::internal(None, "unclosed if or loop"));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nested_ifs(n: usize) -> Vec<Item> {
+        let mut items = vec![Item::Flow(Flow::If(IfCond::Cmp(true))); n];
+        items.push(Item::Instr(Instr::NOP));
+        items.extend(vec![Item::Flow(Flow::EndIf); n]);
+        items
+    }
+
+    #[test]
+    fn ifs_nest_as_deep_as_the_if_stack_and_no_deeper() {
+        let eight = layout(&nested_ifs(IF_STACK)).expect("8 nested ifs fit");
+        assert_eq!(
+            eight
+                .iter()
+                .filter(|i| matches!(
+                    i,
+                    Instr::CondFlow {
+                        op: Opcode::Ifc,
+                        ..
+                    }
+                ))
+                .count(),
+            IF_STACK
+        );
+        let nine = layout(&nested_ifs(IF_STACK + 1)).expect_err("9 nested ifs do not");
+        assert!(nine.to_string().contains("IF stack"), "{nine}");
+    }
+
+    #[test]
+    fn a_counted_loop_is_one_loop_word_ending_at_its_last_instruction() {
+        let items = [
+            Item::Flow(Flow::Loop(LoopKind::Counted(2))),
+            Item::Instr(Instr::NOP),
+            Item::Instr(Instr::END),
+            Item::Flow(Flow::EndLoop),
+        ];
+        let out = layout(&items).expect("lays out");
+        assert_eq!(out.len(), 3);
+        assert!(matches!(
+            out[0],
+            Instr::UniformFlow {
+                op: Opcode::Loop,
+                id: 2,
+                dst: 2,
+                ..
+            }
+        ));
+    }
 }

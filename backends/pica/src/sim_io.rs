@@ -154,6 +154,20 @@ fn uniform_lanes(
 ) -> Result<([f32; 4], [i32; 4]), SimError> {
     match src {
         UniformSource::Literal(v) => Ok((*v, v.map(|x| x as i32))),
+        UniformSource::LegacyLoop { index } => {
+            // The driver's upload: (count − 1, start, step, 0), each a byte (modulo 256).
+            let raw = inputs
+                .legacy_constants
+                .get(&(BuiltIn::LegacyConstInt, *index))
+                .ok_or_else(|| err(format!("legacy constant LegacyConstInt[{index}] not given")))?;
+            let i = [
+                raw[0].wrapping_sub(1) as i32,
+                raw[1] as i32,
+                raw[2] as i32,
+                0,
+            ];
+            Ok((i.map(|x| x as f32), i))
+        }
         UniformSource::Legacy { kind, index } => {
             let raw = inputs
                 .legacy_constants

@@ -18,7 +18,7 @@ use irc_ir::{BuiltIn, Module, ShaderStage};
 use crate::flow_emit::{self, Item};
 use crate::instr::{Dst as HDst, DstReg, Instr, Mask, Src, SrcReg, Swizzle};
 use crate::isa::{limits, AddrIndex, Opcode};
-use crate::lower::mir::{Dst, Flow, MOp, Operand, Reg};
+use crate::lower::mir::{Dst, Flow, LoopKind, MOp, Operand, Reg};
 use crate::{decode, disasm, encode, float24, lower, outmap, regalloc, shbin, sim_io};
 
 /// The line between the DVLEs of a multi-DVLE SHBIN (a vertex + geometry shader program) in
@@ -421,7 +421,8 @@ fn compile_variant(
             items.push(Item::Instr(Instr::Plain(Opcode::Emit)));
         }
     }
-    let loops = items.contains(&Item::Flow(Flow::Loop));
+    // Whether the DEF'd int uniform of the 65,536-iteration loop pairs is needed.
+    let loops = items.contains(&Item::Flow(Flow::Loop(LoopKind::Pair)));
     crate::flow_emit::drop_empty_else(&mut items);
     crate::mov_merge::merge_movs(&mut items);
     crate::redundant_moves::remove_redundant_moves(&mut items);
@@ -576,6 +577,14 @@ fn container(
         }
     }
     for u in &r.uniforms {
+        if let UniformSource::LegacyLoop { index } = u.source {
+            // A D3D9 count as a LOOP register (i0–i2; the float copy keeps the name `i#`).
+            d.uniforms.push(shbin::UniformEntry {
+                name: format!("i{index}_loop"),
+                first: 0x70 + (u.slot - sim_io::INT_SLOT) as u16,
+                last: 0x70 + (u.slot - sim_io::INT_SLOT) as u16,
+            });
+        }
         if let UniformSource::Legacy { index, kind } = u.source {
             // The D3D9 register's name (`i#`/`b#` registers are uploaded as float vec4s in
             // `c` space, reflection's convention); the unified register of the slot: floats

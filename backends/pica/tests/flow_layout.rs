@@ -8,7 +8,7 @@ use irc_pica::encode::encode_program;
 use irc_pica::flow_emit::{layout, Item, LOOP_UNIFORM, LOOP_VALUE};
 use irc_pica::instr::{Dst, DstReg, Instr, Mask, Src, SrcReg};
 use irc_pica::isa::{AddrIndex, CmpOp, Opcode};
-use irc_pica::lower::mir::{Flow, IfCond};
+use irc_pica::lower::mir::{Flow, IfCond, LoopKind};
 use irc_pica::sim::{run, Precision, SimOptions, Uniforms};
 
 /// `add r<d>, r<d>, v<v>`: a distinct, checkable body instruction.
@@ -90,7 +90,7 @@ fn nested_ifs_ending_together_get_picassos_nops() {
 fn a_loop_is_a_pair_of_loops_with_a_second_breakc_and_a_nop() {
     use Flow::*;
     let items = [
-        Item::Flow(Loop),
+        Item::Flow(Loop(LoopKind::Pair)),
         cmp(),
         Item::Flow(Break(false)),
         add(0, 0),
@@ -121,7 +121,7 @@ fn a_loop_whose_body_ends_in_a_break_gets_a_nop_and_runs_65536_times_at_most() {
     use Flow::*;
     // do { r0 += v0 } while (v0 < v0 is false → break on !cmp.x): one iteration.
     let items = [
-        Item::Flow(Loop),
+        Item::Flow(Loop(LoopKind::Pair)),
         add(0, 0),
         cmp(),
         Item::Flow(Break(false)),
@@ -146,7 +146,7 @@ fn a_loop_whose_body_ends_in_a_break_gets_a_nop_and_runs_65536_times_at_most() {
     // A break that is never taken (`breakc cmp.x` on a false flag): 256 × 256 iterations of
     // the body (4 words: add, cmp, breakc, nop), plus the outer's breakc and nop per inner run.
     let items = [
-        Item::Flow(Loop),
+        Item::Flow(Loop(LoopKind::Pair)),
         add(0, 0),
         cmp(),
         Item::Flow(Break(true)),

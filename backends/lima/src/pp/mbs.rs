@@ -409,6 +409,7 @@ fn uniform_name(src: &UniformSource, slot: u32) -> String {
             ..
         } => format!("cb{}.s{}[{vec4_index}]", binding.register, binding.space),
         UniformSource::Literal(_) => format!("__const{slot}"),
+        UniformSource::LegacyLoop { index } => format!("i{index}_loop"),
     }
 }
 

@@ -32,19 +32,19 @@ use irc_ir::format::{Arith, Branch, BranchConditional, Phi};
 use irc_ir::{Construct, OpCode, SsaDef};
 use smallvec::smallvec;
 
-use super::mir::{Dst, Flow, IfCond, MOp, Operand, Reg};
+use super::mir::{Dst, Flow, IfCond, LoopKind, MOp, Operand, Reg};
 use super::{flat_size, Comps, Lower, C};
 use crate::isa::{CmpOp, Opcode};
 
 /// The innermost loop being lowered.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct LoopCtx {
-    merge: Block,
+    pub(super) merge: Block,
 }
 
 impl Lower<'_> {
     /// Forgets everything that is only valid in straight-line code.
-    fn new_block(&mut self) {
+    pub(super) fn new_block(&mut self) {
         let top = &self.built_top;
         self.built.retain(|k, _| top.contains(k));
         self.a0 = [None; 2];
@@ -52,7 +52,7 @@ impl Lower<'_> {
         self.range_masks.clear();
     }
 
-    fn marker(&mut self, op: Opcode, f: Flow) {
+    pub(super) fn marker(&mut self, op: Opcode, f: Flow) {
         self.prog.ops.push(MOp {
             op,
             dst: Dst::Flow(f),
@@ -123,7 +123,12 @@ impl Lower<'_> {
     }
 
     /// The non-control ops of block `b` (phis were given registers when it was entered).
-    fn block_ops(&mut self, cfg: &Cfg, b: Block, skip: Option<SsaDef>) -> Result<(), Diagnostic> {
+    pub(super) fn block_ops(
+        &mut self,
+        cfg: &Cfg,
+        b: Block,
+        skip: Option<SsaDef>,
+    ) -> Result<(), Diagnostic> {
         for &d in &cfg.block(b).ops {
             match self.m.opcode(d) {
                 OpCode::Label
@@ -134,7 +139,8 @@ impl Lower<'_> {
                 | OpCode::Unreachable => {}
                 _ if Some(d) == skip
                     || self.remat.contains(&d)
-                    || self.dst_products.contains(&d) => {}
+                    || self.dst_products.contains(&d)
+                    || self.counted_skip.contains(&d) => {}
                 _ => self.lower_op(d)?,
             }
         }
@@ -187,6 +193,13 @@ impl Lower<'_> {
             let v = self.arg(t, Some(c))?;
             (smallvec![C::lit(0.0)], v, CmpOp::Ne)
         };
+        self.emit_cmp(&a[..1], &b[..1], op);
+        Ok(true)
+    }
+
+    /// CMP of the first components of `a` and `b` (`a op b` in cmp.x and cmp.y), with the
+    /// operands placed as the slots require.
+    pub(super) fn emit_cmp(&mut self, a: &[C], b: &[C], op: CmpOp) {
         let mut sa = self.operand(&a[..1]);
         let mut sb = self.operand(&b[..1]);
         let mut op = op;
@@ -211,11 +224,10 @@ impl Lower<'_> {
             dst: Dst::Flow(Flow::Cmp(op, op)),
             srcs: smallvec![one(sa), one(sb)],
         });
-        Ok(true)
     }
 
     /// A block that only branches to `target` (no ops, no phis).
-    fn is_pure_jump(&self, cfg: &Cfg, b: Block, target: Block) -> bool {
+    pub(super) fn is_pure_jump(&self, cfg: &Cfg, b: Block, target: Block) -> bool {
         let data = cfg.block(b);
         let Some(t) = data.terminator else {
             return false;
@@ -325,17 +337,21 @@ impl Lower<'_> {
         let label = cfg.block(h).label;
         let merge = self.block_of(cfg, label, merge)?;
         let cont = self.block_of(cfg, label, cont)?;
-        if self.loops_open >= 2 {
+        if let Some(c) = self.counted.get(&h).copied() {
+            return self.lower_counted_loop(cfg, h, merge, cont, c);
+        }
+        if self.loop_entries + 2 > 4 {
             return Err(self.diag(
                 label,
-                "loops nested more than 2 deep (each takes 2 of the 4 LOOP stack entries)",
+                "loops nested deeper than the 4-entry LOOP stack (a loop of unknown trip \
+                 count takes 2 entries, a D3D9 `rep`/`loop` on `i#` 1)",
             ));
         }
         let outer = self.loop_ctx.replace(LoopCtx { merge });
-        self.loops_open += 1;
+        self.loop_entries += 2;
         self.flow_depth += 1;
         let loop_at = self.prog.ops.len();
-        self.marker(Opcode::Loop, Flow::Loop);
+        self.marker(Opcode::Loop, Flow::Loop(LoopKind::Pair));
         self.new_block();
         // The header's own ops and terminator, then the body up to the continue block.
         let data = cfg.block(h);
@@ -385,7 +401,7 @@ impl Lower<'_> {
         self.marker(Opcode::Nop, Flow::EndLoop);
         self.new_block();
         self.flow_depth -= 1;
-        self.loops_open -= 1;
+        self.loop_entries -= 2;
         self.loop_ctx = outer;
         Ok(merge)
     }
@@ -399,7 +415,7 @@ impl Lower<'_> {
         let mut last_break = None;
         for (i, op) in self.prog.ops.iter().enumerate().skip(loop_at + 1) {
             match op.dst {
-                Dst::Flow(Flow::Loop) => depth += 1,
+                Dst::Flow(Flow::Loop(_)) => depth += 1,
                 Dst::Flow(Flow::EndLoop) => depth -= 1,
                 Dst::Flow(Flow::Break(v)) if depth == 0 => last_break = Some((i, v)),
                 _ => {}
@@ -425,12 +441,17 @@ impl Lower<'_> {
 
     /// Copies the values `from` passes to the phis of `to` into their registers (created on
     /// first sight), as one parallel copy.
-    fn phi_copies(&mut self, cfg: &Cfg, from: Block, to: Block) -> Result<(), Diagnostic> {
+    pub(super) fn phi_copies(
+        &mut self,
+        cfg: &Cfg,
+        from: Block,
+        to: Block,
+    ) -> Result<(), Diagnostic> {
         let m = self.m;
         let from_label = cfg.block(from).label;
         let mut moves: Vec<(SsaDef, Comps)> = Vec::new();
         for &d in &cfg.block(to).ops {
-            if m.opcode(d) != OpCode::Phi {
+            if m.opcode(d) != OpCode::Phi || self.counted_skip.contains(&d) {
                 continue;
             }
             let regs = self.phi_reg(cfg, d, to)?;

@@ -81,6 +81,16 @@ pub enum IfCond {
     Bool(u8),
 }
 
+/// How a loop counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoopKind {
+    /// Two nested LOOPs on the DEF'd int uniform (up to 65,536 iterations), left by BREAKC.
+    Pair,
+    /// One LOOP on int uniform `i<n>`, which holds a D3D9 `rep`/`loop` count (reflection:
+    /// `UniformSource::LegacyLoop`): exactly that many iterations, BREAKCs allowed.
+    Counted(u8),
+}
+
 /// A flow-control op. Conditions test `cmp.x` as set by the last [`Flow::Cmp`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
@@ -92,8 +102,8 @@ pub enum Flow {
     Else,
     /// Closes an if.
     EndIf,
-    /// Opens a loop (LOOP on a constant int uniform; see the emitter).
-    Loop,
+    /// Opens a loop (see [`LoopKind`] and the emitter).
+    Loop(LoopKind),
     /// Leaves the innermost loop when `cmp.x == value` (BREAKC).
     Break(bool),
     /// Closes a loop: the back edge.
@@ -173,7 +183,7 @@ impl Program {
         let mut starts = vec![0usize];
         for (i, op) in self.ops.iter().enumerate() {
             match op.dst {
-                Dst::Flow(Flow::If(_) | Flow::Loop | Flow::Break(_)) => starts.push(i + 1),
+                Dst::Flow(Flow::If(_) | Flow::Loop(_) | Flow::Break(_)) => starts.push(i + 1),
                 Dst::Flow(Flow::Else | Flow::EndIf | Flow::EndLoop) => {
                     starts.push(i);
                     starts.push(i + 1);
@@ -237,7 +247,7 @@ impl Program {
                         }
                     }
                 }
-                Flow::Loop => {
+                Flow::Loop(_) => {
                     stack.push(Open::Loop {
                         header: b + 1,
                         breaks: Vec::new(),
@@ -285,7 +295,7 @@ impl Program {
                     Flow::If(_)
                         | Flow::Else
                         | Flow::EndIf
-                        | Flow::Loop
+                        | Flow::Loop(_)
                         | Flow::Break(_)
                         | Flow::EndLoop
                 ))

@@ -21,6 +21,7 @@
 //! variables get the NaN IEEE gives there added ([`Lower::ieee_product_fix`]); with
 //! `-C ieee-mul=legacy` the pipeline has made them legacy ops first (`relax-ieee-mul`).
 
+mod counted_loop;
 mod flow;
 pub mod gs;
 mod legacy_mul;
@@ -139,8 +140,15 @@ struct Lower<'a> {
     gs: Option<gs::GsState>,
     /// Selections and loops open around the op being lowered.
     flow_depth: u32,
-    /// Loops open around the op being lowered.
-    loops_open: u32,
+    /// LOOP stack entries the loops open around the op being lowered take (4 at most).
+    loop_entries: u32,
+    /// D3D9 integer registers counting `rep`/`loop` loops, by int register i0–i2
+    /// ([`counted_loop`]).
+    loop_registers: Vec<u32>,
+    /// The counters, tests and decrements of counted loops: not lowered.
+    counted_skip: rustc_hash::FxHashSet<SsaDef>,
+    /// The counted loops, by header block.
+    counted: FxHashMap<irc_ir::analysis::cfg::Block, counted_loop::Counted>,
     /// The innermost open loop.
     loop_ctx: Option<flow::LoopCtx>,
     /// Interval / NaN facts of the float values (the cheap select needs NaN-free sides).
@@ -241,7 +249,10 @@ pub(crate) fn lower_stage(
         relative_bases: Vec::new(),
         gs: None,
         flow_depth: 0,
-        loops_open: 0,
+        loop_entries: 0,
+        loop_registers: Vec::new(),
+        counted_skip: Default::default(),
+        counted: FxHashMap::default(),
         loop_ctx: None,
         facts: irc_passes::float_facts::analyze(m),
         bool_uniforms: Vec::new(),
@@ -272,6 +283,7 @@ pub(crate) fn lower_stage(
     if l.gs.is_some() {
         gs::check_outputs(&reflection)?;
     }
+    l.plan_counted_loops(&cfg);
     l.region(&cfg, entry_block, None)?;
     if l.gs.is_none() {
         l.write_outputs(&mut reflection);
@@ -279,6 +291,12 @@ pub(crate) fn lower_stage(
     fold_output_moves(&mut l.prog);
     mova_pair::pair_movas(&mut l.prog);
     let literal_base = l.assign_uniform_slots(&mut reflection)?;
+    for (r, &index) in l.loop_registers.iter().enumerate() {
+        reflection.uniforms.push(UniformBinding {
+            slot: crate::sim_io::INT_SLOT + r as u32,
+            source: UniformSource::LegacyLoop { index },
+        });
+    }
     for &b in &l.bool_uniforms {
         reflection.uniforms.push(UniformBinding {
             slot: crate::sim_io::BOOL_SLOT + b,
@@ -1886,7 +1904,7 @@ fn fold_output_moves(p: &mut Program) {
     let mut d = 0u32;
     for op in &p.ops {
         match op.dst {
-            Dst::Flow(Flow::If(_) | Flow::Loop) => {
+            Dst::Flow(Flow::If(_) | Flow::Loop(_)) => {
                 depth.push(d);
                 d += 1;
             }
