@@ -1541,7 +1541,42 @@ impl<'a> Lower<'a> {
             }
         }
         let mask = self.range_masks[&(x, lane, k)].clone();
-        // a0.x and a0.y each hold an index; a miss loads the one read less recently.
+        let a = self.address_register(x, lane, &xv);
+        let id = self.uniform_id(UniKey::Legacy(k as u32))?;
+        self.relative_bases.push(k as u8);
+        let t = self.prog.new_vreg(width as u8);
+        let mut swz = [0u8; 4];
+        for (i, s) in swz.iter_mut().enumerate() {
+            *s = (comp + i.min(width - 1)) as u8;
+        }
+        let m = self.operand(&vec![mask[0]; width]);
+        self.prog.ops.push(MOp {
+            op: Opcode::Mul,
+            dst: Dst::V(t, (1u8 << width) - 1),
+            srcs: smallvec![
+                Operand {
+                    reg: Reg::UniRel(id, a),
+                    swz,
+                    neg: false,
+                    n: width as u8,
+                },
+                m
+            ],
+        });
+        Ok((0..width as u8)
+            .map(|c| C {
+                loc: Loc::V(t, c),
+                neg: false,
+            })
+            .collect())
+    }
+
+    /// The address component (0: a0.x, 1: a0.y) holding index `x` (lane `lane`, value `xv`):
+    /// a0.x and a0.y each hold one; a miss loads the one read less recently with a MOVA. (aL
+    /// is not used for D3D9's `c[k + aL]`: the hardware's aL is 8-bit and its sign is not
+    /// settled — citra adds the step as an unsigned byte, Tanuki3DS wraps it — while MOVA
+    /// gives the signed offsets −128…127 D3D9's negative steps reach.)
+    fn address_register(&mut self, x: SsaDef, lane: usize, xv: &[C]) -> u8 {
         let a = match self.a0.iter().position(|h| *h == Some((x, lane))) {
             Some(a) => a,
             None => {
@@ -1557,33 +1592,7 @@ impl<'a> Lower<'a> {
             }
         };
         self.a0_victim = 1 - a;
-        let id = self.uniform_id(UniKey::Legacy(k as u32))?;
-        self.relative_bases.push(k as u8);
-        let t = self.prog.new_vreg(width as u8);
-        let mut swz = [0u8; 4];
-        for (i, s) in swz.iter_mut().enumerate() {
-            *s = (comp + i.min(width - 1)) as u8;
-        }
-        let m = self.operand(&vec![mask[0]; width]);
-        self.prog.ops.push(MOp {
-            op: Opcode::Mul,
-            dst: Dst::V(t, (1u8 << width) - 1),
-            srcs: smallvec![
-                Operand {
-                    reg: Reg::UniRel(id, a as u8),
-                    swz,
-                    neg: false,
-                    n: width as u8,
-                },
-                m
-            ],
-        });
-        Ok((0..width as u8)
-            .map(|c| C {
-                loc: Loc::V(t, c),
-                neg: false,
-            })
-            .collect())
+        a as u8
     }
 
     fn uniform_comps(&mut self, k: UniKey, comp: u8, width: usize) -> Result<Comps, Diagnostic> {
