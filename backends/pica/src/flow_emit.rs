@@ -107,6 +107,33 @@ fn jump_over(items: &[Item], at: usize) -> bool {
     false
 }
 
+/// Whether the `if` on the cmp flags at `items[at]`, which has no else-arm, is best a JMPC
+/// over its body: the same one word as IFC, but no IF stack entry (8 deep, §9). Taken under
+/// [`jump_over`]'s conditions: the body holds an instruction and no enclosing block closes
+/// right after it.
+fn jump_past(items: &[Item], at: usize) -> bool {
+    let mut depth = 0usize;
+    let mut words = false;
+    for (k, item) in items.iter().enumerate().skip(at + 1) {
+        match item {
+            Item::Flow(Flow::If(_) | Flow::Loop(_)) => depth += 1,
+            Item::Flow(Flow::EndLoop) => depth = depth.saturating_sub(1),
+            Item::Flow(Flow::Else) if depth == 0 => return false,
+            Item::Flow(Flow::EndIf) if depth == 0 => {
+                let next_closes = matches!(
+                    items.get(k + 1),
+                    Some(Item::Flow(Flow::Else | Flow::EndIf | Flow::EndLoop))
+                );
+                return words && !next_closes;
+            }
+            Item::Flow(Flow::EndIf) => depth -= 1,
+            Item::Instr(_) => words = true,
+            Item::Flow(_) => {}
+        }
+    }
+    false
+}
+
 /// Lays out `items` (END not included).
 pub fn layout(items: &[Item]) -> Result<Vec<Instr>, Diagnostic> {
     let mut out: Vec<Instr> = Vec::with_capacity(items.len() + 8);
@@ -186,13 +213,22 @@ pub fn layout(items: &[Item]) -> Result<Vec<Instr>, Diagnostic> {
                     num: 0,
                 });
             }
+            Item::Flow(Flow::If(IfCond::Cmp(v))) if jump_past(items, n) => {
+                stack.push(Open::JumpOver { at: out.len() });
+                out.push(Instr::CondFlow {
+                    op: Opcode::Jmpc,
+                    cond: Cond::x(!v),
+                    dst: 0,
+                    num: 0,
+                });
+            }
             Item::Flow(Flow::Else) if matches!(stack.last(), Some(Open::JumpOver { .. })) => {}
             Item::Flow(Flow::EndIf) if matches!(stack.last(), Some(Open::JumpOver { .. })) => {
                 let Some(Open::JumpOver { at }) = stack.pop() else {
                     unreachable!("matched above")
                 };
                 let end = out.len();
-                if let Instr::UniformFlow { dst, .. } = &mut out[at] {
+                if let Instr::UniformFlow { dst, .. } | Instr::CondFlow { dst, .. } = &mut out[at] {
                     *dst = addr(end)?;
                 }
             }
@@ -400,10 +436,19 @@ pub fn layout(items: &[Item]) -> Result<Vec<Instr>, Diagnostic> {
 mod tests {
     use super::*;
 
+    /// `n` ifs nested in each other's then-arm, each with an else-arm (no JMPC possible).
     fn nested_ifs(n: usize) -> Vec<Item> {
-        let mut items = vec![Item::Flow(Flow::If(IfCond::Cmp(true))); n];
-        items.push(Item::Instr(Instr::NOP));
-        items.extend(vec![Item::Flow(Flow::EndIf); n]);
+        let mut items = vec![Item::Instr(Instr::NOP)];
+        for _ in 0..n {
+            let mut outer = vec![Item::Flow(Flow::If(IfCond::Cmp(true)))];
+            outer.append(&mut items);
+            outer.extend([
+                Item::Flow(Flow::Else),
+                Item::Instr(Instr::NOP),
+                Item::Flow(Flow::EndIf),
+            ]);
+            items = outer;
+        }
         items
     }
 
@@ -425,6 +470,55 @@ mod tests {
         );
         let nine = layout(&nested_ifs(IF_STACK + 1)).expect_err("9 nested ifs do not");
         assert!(nine.to_string().contains("IF stack"), "{nine}");
+    }
+
+    #[test]
+    fn an_if_without_else_followed_by_code_is_a_jmpc_past_its_body() {
+        // if (cmp.x) { nop; nop } nop  →  jmpc !cmp.x, 3; nop; nop; nop
+        let items = [
+            Item::Flow(Flow::If(IfCond::Cmp(true))),
+            Item::Instr(Instr::NOP),
+            Item::Instr(Instr::NOP),
+            Item::Flow(Flow::EndIf),
+            Item::Instr(Instr::NOP),
+        ];
+        let out = layout(&items).expect("lays out");
+        assert_eq!(out.len(), 4);
+        assert_eq!(
+            out[0],
+            Instr::CondFlow {
+                op: Opcode::Jmpc,
+                cond: Cond::x(false),
+                dst: 3,
+                num: 0,
+            }
+        );
+        // The inner if closes right before the outer one: a jump past it would skip the word
+        // that pops the outer IF stack entry, so the inner stays IFC (the outer, last, jumps).
+        let nested = [
+            Item::Flow(Flow::If(IfCond::Cmp(true))),
+            Item::Flow(Flow::If(IfCond::Cmp(false))),
+            Item::Instr(Instr::NOP),
+            Item::Flow(Flow::EndIf),
+            Item::Flow(Flow::EndIf),
+        ];
+        let out = layout(&nested).expect("lays out");
+        assert!(matches!(
+            out[0],
+            Instr::CondFlow {
+                op: Opcode::Jmpc,
+                dst: 3,
+                ..
+            }
+        ));
+        assert!(matches!(
+            out[1],
+            Instr::CondFlow {
+                op: Opcode::Ifc,
+                dst: 3,
+                ..
+            }
+        ));
     }
 
     #[test]
