@@ -47,7 +47,11 @@
 //! - `FMin x x → x`, `FMax x x → x`: exact.
 //!
 //! Sign bit (any float op, precise or not): `FNeg (FNeg x) → x`, `FAbs (FNeg x) → FAbs x`,
-//! `FAbs (FAbs x) → FAbs x` — bit operations, exact.
+//! `FAbs (FAbs x) → FAbs x` — bit operations, exact. `FAbs y → y` for a square `y`
+//! (`FMul x x`, `FMulLegacy x x`, `FDot v v`, `FDotLegacy v v`): a square is never negative
+//! and never −0 (`(−a)·(−a) = +a²`, `(−0)·(−0) = +0`, a sum of such is too, in every rounding
+//! mode), so `FAbs` changes nothing but the sign of a NaN (NaNs compare equal whatever their
+//! sign: `irc_interp::compare`). D3D9's `nrm` and `rsq` take `|dp3(v, v)|`.
 //!
 //! Comparisons and booleans (exact):
 //! - constants to the right: `cmp c x → cmp' x c` with `<` ↔ `>`, `≤` ↔ `≥` (float and int);
@@ -99,7 +103,7 @@ use crate::fold_util::{
 use crate::PassError;
 use irc_arith::value::{bit_width, effective, mask};
 use irc_arith::{Scalar, Value};
-use irc_ir::format::{Arith, CompositeConstruct, CompositeExtract, Select};
+use irc_ir::format::{Arith, CompositeConstruct, CompositeExtract, Dot, Select};
 use irc_ir::{Module, Op, OpCode, OpFlags, SsaDef, Type};
 use smallvec::SmallVec;
 
@@ -439,6 +443,16 @@ fn sign_bit(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
         (OpCode::FNeg, OpCode::FNeg) => to(m, op, x?),
         (OpCode::FAbs, OpCode::FNeg | OpCode::FAbs) if m.ty(x?) == &op.ty => {
             Some(Action::Rewrite(op1(OpCode::FAbs, op.flags, &op.ty, x?)))
+        }
+        (OpCode::FAbs, OpCode::FMul | OpCode::FMulLegacy)
+            if x.is_some() && x == Arith::of(&inner).b() =>
+        {
+            to(m, op, a)
+        }
+        (OpCode::FAbs, OpCode::FDot | OpCode::FDotLegacy)
+            if Dot::of(&inner).a().is_some() && Dot::of(&inner).a() == Dot::of(&inner).b() =>
+        {
+            to(m, op, a)
         }
         (OpCode::FNeg, OpCode::FSub | OpCode::FMul)
             if !precise
