@@ -5,8 +5,8 @@
 //! runs its body `i.x + 1` times (reference §9), so the count register is uploaded as
 //! `(x − 1, y, z, 0)` (reflection `UniformSource::LegacyLoop`) into one of i0–i2 (i3 is the
 //! DEF'd register of the generic loops, [`crate::flow_emit::LOOP_UNIFORM`]), and a count of 0 is
-//! tested first on the register's float copy (`IFC` on `x > 0`): the counter, its test and its
-//! decrement disappear.
+//! tested first on the register's float copy (an if on `x > 0`, which the emitter lays out as a
+//! JMPC past the loop): the counter, its test and its decrement disappear.
 //!
 //! Taken when: `P`'s only uses are that test and its decrement `P − 1` (whose only use is `P`),
 //! the test `FEq(P, 0)` is the first thing an iteration does (alone in the header, or in the
