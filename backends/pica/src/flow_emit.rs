@@ -78,43 +78,27 @@ pub fn drop_empty_else(items: &mut Vec<Item>) {
 }
 
 /// Whether the `if` on a bool uniform at `items[at]` is best a JMPU over its else-arm: its
-/// then-arm is empty (IFU has no negated form, so it would hold a NOP), its else-arm holds an
-/// instruction (a JMPU that would end a block is never taken, §9), and no enclosing block closes
-/// right after it (a jump to the first word after an IF's body skips the word whose address
-/// pops the IF stack, and a LOOP's last word likewise).
+/// then-arm is empty (IFU has no negated form, so it would hold a NOP) and the else-arm can be
+/// jumped over ([`jumpable_arm`]).
 fn jump_over(items: &[Item], at: usize) -> bool {
-    if items.get(at + 1) != Some(&Item::Flow(Flow::Else)) {
-        return false;
-    }
-    let mut depth = 0usize;
-    let mut words = false;
-    for (k, item) in items.iter().enumerate().skip(at + 2) {
-        match item {
-            Item::Flow(Flow::If(_) | Flow::Loop(_)) => depth += 1,
-            Item::Flow(Flow::EndLoop) => depth = depth.saturating_sub(1),
-            Item::Flow(Flow::EndIf) if depth == 0 => {
-                let next_closes = matches!(
-                    items.get(k + 1),
-                    Some(Item::Flow(Flow::Else | Flow::EndIf | Flow::EndLoop))
-                );
-                return words && !next_closes;
-            }
-            Item::Flow(Flow::EndIf) => depth -= 1,
-            Item::Instr(_) => words = true,
-            Item::Flow(_) => {}
-        }
-    }
-    false
+    items.get(at + 1) == Some(&Item::Flow(Flow::Else)) && jumpable_arm(items, at + 2)
 }
 
 /// Whether the `if` on the cmp flags at `items[at]`, which has no else-arm, is best a JMPC
-/// over its body: the same one word as IFC, but no IF stack entry (8 deep, §9). Taken under
-/// [`jump_over`]'s conditions: the body holds an instruction and no enclosing block closes
-/// right after it.
+/// past its body: the same one word as IFC, but no IF stack entry (8 deep, §9).
 fn jump_past(items: &[Item], at: usize) -> bool {
+    jumpable_arm(items, at + 1)
+}
+
+/// Whether the last arm of an if, starting at `items[from]` and closed by the if's `EndIf`,
+/// can be skipped by a jump to the word after it: it holds an instruction (a jump that would
+/// end a block is never taken, §9), it is not followed by another arm (`Else`), and no
+/// enclosing block closes right after it (a jump to the first word after an IF's body skips
+/// the word whose address pops the IF stack, and a LOOP's last word likewise).
+fn jumpable_arm(items: &[Item], from: usize) -> bool {
     let mut depth = 0usize;
     let mut words = false;
-    for (k, item) in items.iter().enumerate().skip(at + 1) {
+    for (k, item) in items.iter().enumerate().skip(from) {
         match item {
             Item::Flow(Flow::If(_) | Flow::Loop(_)) => depth += 1,
             Item::Flow(Flow::EndLoop) => depth = depth.saturating_sub(1),

@@ -116,12 +116,10 @@ fn run_inputs(
     output: &Output,
     seed: u64,
     legacy: &[(BuiltIn, Value)],
+    options: &CompileOptions,
 ) -> ShaderInputs {
     let mut inputs = interp_inputs(raw, seed, legacy);
-    if target
-        .oracle(&CompileOptions::default())
-        .flush_denormal_uniforms
-    {
+    if target.oracle(options).flush_denormal_uniforms {
         flush_denormal_uniforms(&mut inputs, &output.reflection);
     }
     inputs
@@ -188,7 +186,7 @@ pub fn compare_run_with(
     legacy: &[(BuiltIn, Value)],
     options: &irc::Options,
 ) -> Result<RunVerdict, String> {
-    let inputs = run_inputs(target, raw, output, seed, legacy);
+    let inputs = run_inputs(target, raw, output, seed, legacy, &options.backend);
     compare_inputs_with(
         target,
         raw,
@@ -362,7 +360,7 @@ pub fn explain_run(
     options: &irc::Options,
 ) -> String {
     use std::fmt::Write;
-    let inputs = run_inputs(target, raw, output, seed, legacy);
+    let inputs = run_inputs(target, raw, output, seed, legacy, &options.backend);
     let mut s = format!(
         "input seed {seed}\nreflection:\n{}disassembly:\n{}",
         output.reflection.to_text(),

@@ -198,14 +198,21 @@ fn options(args: &CompileArgs, emit: Emit) -> Result<Options, String> {
     if let Some(mode) = &args.legacy_mul {
         options.backend.set("legacy-mul", mode.clone());
     }
-    for kv in &args.codegen {
+    set_codegen(&mut options.backend, &args.codegen)?;
+    options.backend.container = emit == Emit::Container;
+    Ok(options)
+}
+
+/// Sets the target options of `-C KEY=VALUE` arguments (checked against the target when it
+/// compiles).
+pub fn set_codegen(options: &mut irc::CompileOptions, codegen: &[String]) -> Result<(), String> {
+    for kv in codegen {
         let (k, v) = kv
             .split_once('=')
             .ok_or_else(|| format!("-C {kv}: expected KEY=VALUE"))?;
-        options.backend.set(k.trim(), v.trim());
+        options.set(k.trim(), v.trim());
     }
-    options.backend.container = emit == Emit::Container;
-    Ok(options)
+    Ok(())
 }
 
 /// Exit code 1: something unsupported, nothing failed.

@@ -393,12 +393,7 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
 /// Compile options from `-C KEY=VALUE` arguments, checked against `target`'s options.
 fn target_options(target: &dyn irc::Target, codegen: &[String]) -> Result<irc::Options, String> {
     let mut options = irc::Options::default();
-    for kv in codegen {
-        let (k, v) = kv
-            .split_once('=')
-            .ok_or_else(|| format!("-C {kv}: expected KEY=VALUE"))?;
-        options.set(k.trim(), v.trim()).map_err(|d| d.to_string())?;
-    }
+    compile::set_codegen(&mut options.backend, codegen)?;
     options
         .backend
         .validate(target.name(), target.options())
