@@ -41,6 +41,7 @@
 //! flattened order, see [`parse_value`]); scalars are decimal numbers, `-0.0`, `inf`, `-inf`,
 //! `nan`, `true`/`false`, or `0x…` for raw bits.
 
+use irc_backend::IoValues;
 use irc_interp::{
     Binding, Image, ImageDim, InvocationInputs, IoSlot, Outputs, Resource, Sampler, Scalar,
     ShaderInputs, Value,
@@ -208,7 +209,7 @@ impl RunLine {
 
     /// Checks the interpreter's outputs against the expectations; returns the mismatches.
     pub fn check(&self, m: &Module, out: &Outputs) -> Result<Vec<String>, String> {
-        self.check_with(m, out, None)
+        self.check_with(m, out, None, &|_| {})
     }
 
     /// [`RunLine::check`]; a geometry shader's triangles are `triangles` when given (a
@@ -218,6 +219,7 @@ impl RunLine {
         m: &Module,
         out: &Outputs,
         triangles: Option<&[Vec<usize>]>,
+        stored: &dyn Fn(&mut IoValues),
     ) -> Result<Vec<String>, String> {
         let mut bad = Vec::new();
         let emitted: Vec<&irc_interp::GsVertex> =
@@ -293,7 +295,7 @@ impl RunLine {
                         None => (k.as_str(), None),
                     };
                     let (slot, ty) = slot_of(m, name, OpCode::DclOutput, OpCode::DclOutputBuiltIn)?;
-                    let want = parse_value(&ty, v)?;
+                    let want = stored_value(slot, parse_value(&ty, v)?, stored);
                     if only.is_some_and(|l| l >= out.invocations.len()) {
                         return Err(format!(
                             "`{k}`: the run has {} lanes",
@@ -318,6 +320,39 @@ impl RunLine {
         }
         Ok(bad)
     }
+}
+
+/// `want` (the value of output `slot`) as the program stores it: a float output through
+/// `stored` (`Simulator::stored_outputs`, e.g. lima-vp's screen-space position), the rest as
+/// it is.
+fn stored_value(slot: IoSlot, want: Value, stored: &dyn Fn(&mut IoValues)) -> Value {
+    if !matches!(want, Value::Scalar(_) | Value::Vector(_)) {
+        return want;
+    }
+    let scalars = crate::harness::inputs::flat(&want);
+    let Some((name, first)) = crate::harness::inputs::io_name(slot) else {
+        return want;
+    };
+    let Some(floats) = scalars
+        .iter()
+        .map(|&s| match s {
+            Scalar::F32(x) => Some(x),
+            _ => None,
+        })
+        .collect::<Option<Vec<f32>>>()
+    else {
+        return want;
+    };
+    let mut values: IoValues = (first..)
+        .zip(&floats)
+        .map(|(c, x)| ((name, c), x.to_bits()))
+        .collect();
+    stored(&mut values);
+    let mapped: Vec<f32> = (first..)
+        .take(floats.len())
+        .map(|c| f32::from_bits(values[&(name, c)]))
+        .collect();
+    Value::f32s(&mapped)
 }
 
 /// Pixel shaders run as a quad; everything else as one invocation.

@@ -226,7 +226,8 @@ fn vertex_varyings_feed_the_pixel_stage_and_match_the_interpreter() {
             }
         }
         let got = simulate(pp, ps_out, &sim_in, Precision::Exact).expect("PP runs");
-        compare_outputs(&pref, &got, Tolerance::F32).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        compare_outputs(&pref, &got, Tolerance::F32, &|_| {})
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
     }
 }
 

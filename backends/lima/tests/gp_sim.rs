@@ -5,7 +5,9 @@
 use irc_backend::reflection::{
     IoSource, OutputBinding, Reflection, TargetPart, UniformBinding, UniformSource, VaryingBinding,
 };
-use irc_backend::{IoName, Output, Precision, Section, SimConfig, SimInputs, Simulator, CODE};
+use irc_backend::{
+    IoName, IoValues, Output, Precision, Section, SimConfig, SimInputs, Simulator, CODE,
+};
 use irc_ir::BuiltIn;
 use irc_lima::gp::sim_io::{viewport, GpReflection, GpSim};
 use irc_lima::gp::{
@@ -357,34 +359,55 @@ fn position_epilogue_through_the_generic_simulator() {
         reflection,
         ..Output::default()
     };
-    let p = [1.0f32, 2.0, 3.0, 4.0];
-    let io = (0..4)
-        .map(|c| ((IoName::Location(0), c), p[c as usize].to_bits()))
-        .collect();
-    let inputs = SimInputs {
-        invocations: vec![io],
-        legacy_constants: Default::default(),
-        constant_buffers: Default::default(),
-        textures: &irc_backend::NoTextures,
-    };
     let config = SimConfig {
         precision: Precision::Exact,
         fuel: 1000,
     };
-    let out = GpSim.run(&output, &inputs, &config).unwrap();
-    let got: Vec<f32> = (0..4)
-        .map(|c| {
-            f32::from_bits(out.invocations[0].values[&(IoName::BuiltIn(BuiltIn::Position), c)])
-        })
-        .collect();
-    assert_eq!(got, p);
-    assert_eq!(out.steps, 9);
-    // What the program stored: (x·w'·sx + tx, …, w') with the simulator's viewport.
-    let mut inp = inputs_for_epilogue();
-    inp.attributes[0] = p;
-    let raw = run(EPILOGUE, &inp, true).unwrap();
-    assert_eq!(raw.varyings[0], viewport(p));
-    assert_eq!(raw.varyings[0], [10.5, 18.5, 0.625, 0.25]);
+    let position = |values: &IoValues| -> Vec<f32> {
+        (0..4)
+            .map(|c| f32::from_bits(values[&(IoName::BuiltIn(BuiltIn::Position), c)]))
+            .collect()
+    };
+    // The generic simulator returns what the program stored, (x·w'·sx + tx, …, w') with the
+    // simulator's viewport (2, −3, 0.5) + (10, 20, 0.25); `stored_outputs` maps the IR's
+    // clip-space position the same way. Hand-computed for p = (1, 2, 3, 4), w' = 0.25, and
+    // for w = +inf (w' = 0, every coordinate its translate), w = −0 (w' clamped to −2^15) and
+    // w = NaN (min/max give the bound: w' = 2^15).
+    let cases: [([f32; 4], [f32; 4]); 4] = [
+        ([1.0, 2.0, 3.0, 4.0], [10.5, 18.5, 0.625, 0.25]),
+        ([1.0, 2.0, 3.0, f32::INFINITY], [10.0, 20.0, 0.25, 0.0]),
+        ([1.0, 0.0, 0.0, -0.0], [-65526.0, 20.0, 0.25, -32768.0]),
+        ([0.0, 0.0, 1.0, f32::NAN], [10.0, 20.0, 16384.25, 32768.0]),
+    ];
+    for (p, stored) in cases {
+        let io: IoValues = (0..4)
+            .map(|c| ((IoName::Location(0), c), p[c as usize].to_bits()))
+            .collect();
+        let inputs = SimInputs {
+            invocations: vec![io],
+            legacy_constants: Default::default(),
+            constant_buffers: Default::default(),
+            textures: &irc_backend::NoTextures,
+        };
+        let out = GpSim.run(&output, &inputs, &config).unwrap();
+        assert_eq!(position(&out.invocations[0].values), stored, "{p:?}");
+        assert_eq!(out.steps, 9);
+        let mut want: IoValues = (0..4)
+            .map(|c| {
+                (
+                    (IoName::BuiltIn(BuiltIn::Position), c),
+                    p[c as usize].to_bits(),
+                )
+            })
+            .collect();
+        GpSim.stored_outputs(&output, &mut want);
+        assert_eq!(position(&want), stored, "{p:?}");
+        assert_eq!(viewport(p), stored);
+        // The varyings of the bare program agree.
+        let mut inp = inputs_for_epilogue();
+        inp.attributes[0] = p;
+        assert_eq!(run(EPILOGUE, &inp, true).unwrap().varyings[0], stored);
+    }
 }
 
 fn inputs_for_epilogue() -> GpInputs {

@@ -173,9 +173,13 @@ impl Filetest {
                     let mut r = r.clone();
                     r.tolerance = Some(r.tolerance.unwrap_or(0.0).max(t));
                     bad.extend(
-                        r.check_with(m, &got, triangles)?
-                            .into_iter()
-                            .map(|b| format!("{precision:?}: {b}")),
+                        r.check_with(m, &got, triangles, &|values| {
+                            if let Some(s) = target.simulator() {
+                                s.stored_outputs(&output, values);
+                            }
+                        })?
+                        .into_iter()
+                        .map(|b| format!("{precision:?}: {b}")),
                     );
                     if precision == Precision::Exact {
                         shown = if triangles.is_some() {

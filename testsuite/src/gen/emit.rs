@@ -1,5 +1,5 @@
-//! What both lowerings share: the declarations of a generated pixel shader (entry point,
-//! inputs, outputs, constant buffer, texture and sampler) and the emission of expressions as
+//! What both lowerings share: the declarations of a generated shader (entry point,
+//! inputs, outputs, a vertex shader's position, constant buffer, texture and sampler) and the emission of expressions as
 //! IR ops at the end of the code. How a variable is read is left to the lowering (a `TmpLoad`
 //! in raw IR, the current SSA value in structured IR).
 
@@ -21,6 +21,9 @@ pub struct Decls {
     pub main: SsaDef,
     pub inputs: Vec<SsaDef>,
     pub outputs: Vec<SsaDef>,
+    /// A vertex shader's `Position` built-in, which gets output 0's value too (every
+    /// rasterizing vertex target needs one; AGAL refuses a program without it).
+    pub position: Option<SsaDef>,
     pub cbuf: Option<SsaDef>,
     pub texture: Option<(SsaDef, SsaDef)>,
 }
@@ -70,6 +73,14 @@ pub fn declare(m: &mut Module, p: &Program, form: Form) -> Decls {
             )
         })
         .collect();
+    let vertex = p.stage == irc_ir::ShaderStage::Vertex.0;
+    let position = (vertex && !p.outputs.is_empty()).then(|| {
+        b.add(
+            Op::new(OpCode::DclOutputBuiltIn, f32x4.clone())
+                .arg(ep)
+                .lit(irc_ir::BuiltIn::Position.to_u64()),
+        )
+    });
     let cbuf = (p.cbuf_vectors > 0).then(|| {
         let elem = match form {
             Form::Raw => Type::vector(ScalarType::Unknown, 4),
@@ -100,6 +111,7 @@ pub fn declare(m: &mut Module, p: &Program, form: Form) -> Decls {
         main,
         inputs,
         outputs,
+        position,
         cbuf,
         texture,
     }
@@ -327,16 +339,18 @@ pub fn emit_expr(
     }
 }
 
-/// Stores every output component from its variable.
+/// Stores every output component from its variable (and output 0's into the position).
 pub fn emit_outputs(m: &mut Module, d: &Decls, p: &Program, form: Form, vars: &mut dyn VarReader) {
-    for (k, comps) in p.outputs.iter().enumerate() {
-        for (c, &v) in comps.iter().enumerate() {
+    let position = d.position.map(|dcl| (dcl, 0));
+    let stores = d.outputs.iter().copied().zip(0..).chain(position);
+    for (dcl, k) in stores {
+        for (c, &v) in p.outputs[k].iter().enumerate() {
             let val = emit_expr(m, d, p, form, vars, &Expr::Var(v));
             let a = u32c(m, c as u32);
             add(
                 m,
                 Op::new(OpCode::OutputStore, Type::void())
-                    .arg(d.outputs[k])
+                    .arg(dcl)
                     .arg(a)
                     .arg(val),
             );

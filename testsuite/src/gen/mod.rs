@@ -88,9 +88,15 @@ pub fn generate(seed: u64, form: Form, limits: Limits) -> Module {
 }
 
 /// The program for `seed` as a vertex shader (raw form), for targets of the vertex stage only:
-/// the same inputs, constant buffer and arithmetic, the outputs as vertex outputs at the same
-/// locations. `None` when the program samples a texture or discards (pixel-stage operations).
+/// see [`vertex_form`].
 pub fn generate_vertex(seed: u64, limits: Limits) -> Option<Module> {
+    vertex_form(program(seed, limits))
+}
+
+/// Program `p` as a vertex shader (raw form): the same inputs, constant buffer and arithmetic,
+/// the outputs as vertex outputs at the same locations. `None` when the program samples a
+/// texture or discards (pixel-stage operations).
+pub fn vertex_form(mut p: ast::Program) -> Option<Module> {
     fn discards(body: &[ast::Stmt]) -> bool {
         body.iter().any(|s| match s {
             ast::Stmt::Discard(_) => true,
@@ -102,7 +108,6 @@ pub fn generate_vertex(seed: u64, limits: Limits) -> Option<Module> {
             ast::Stmt::Assign(..) => false,
         })
     }
-    let mut p = program(seed, limits);
     if p.uses_texture || discards(&p.body) {
         return None;
     }

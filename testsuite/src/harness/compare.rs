@@ -5,15 +5,22 @@
 //! simulator (*coverage*: otherwise the comparison could not see it), and each must match
 //! (components the interpreter does not write are undefined and not compared): floats within the
 //! tolerance; integers and bools either bit for bit or, for targets whose registers hold only
-//! floats, as the float of their value within the tolerance.
+//! floats, as the float of their value within the tolerance. Float outputs are compared in the
+//! form the program stores them (`Simulator::stored_outputs`: lima-vp's screen-space position).
 
-use irc_backend::{SimOutputs, Tolerance};
+use irc_backend::{IoValues, SimOutputs, Tolerance};
 use irc_interp::Outputs;
 
 use super::inputs::{io_scalars, io_text, is_float, scalar_bits, scalar_to_f32};
 
-/// The first difference between the interpreter's `want` and the simulator's `got`.
-pub fn compare_outputs(want: &Outputs, got: &SimOutputs, tol: Tolerance) -> Result<(), String> {
+/// The first difference between the interpreter's `want` and the simulator's `got`; `stored`
+/// maps one invocation's float outputs (f32 bits) to the values the program stores for them.
+pub fn compare_outputs(
+    want: &Outputs,
+    got: &SimOutputs,
+    tol: Tolerance,
+    stored: &dyn Fn(&mut IoValues),
+) -> Result<(), String> {
     if got.invocations.len() < want.invocations.len() {
         return Err(format!(
             "the simulator ran {} invocations, the interpreter {}",
@@ -37,22 +44,38 @@ pub fn compare_outputs(want: &Outputs, got: &SimOutputs, tol: Tolerance) -> Resu
             continue;
         }
         let io = io_scalars(&w.io);
+        let mut floats: IoValues = io
+            .iter()
+            .filter(|(_, s)| is_float(**s))
+            .map(|(&k, &s)| (k, scalar_to_f32(s).to_bits()))
+            .collect();
+        stored(&mut floats);
         for (&(name, c), &bits) in &lane.values {
             // An output the shader declares but never writes is undefined: any value will do.
             let Some(&s) = io.get(&(name, c)) else {
                 continue;
             };
             let value = f32::from_bits(bits);
+            let expected = match floats.get(&(name, c)) {
+                Some(&b) => f32::from_bits(b),
+                None => scalar_to_f32(s),
+            };
             let ok = if is_float(s) {
-                tol.matches(value, scalar_to_f32(s))
+                tol.matches(value, expected)
             } else {
-                bits == scalar_bits(s) || tol.matches(value, scalar_to_f32(s))
+                bits == scalar_bits(s) || tol.matches(value, expected)
             };
             if !ok {
+                let ir = scalar_to_f32(s);
+                let stored_as = if ir.to_bits() == expected.to_bits() {
+                    String::new()
+                } else {
+                    format!(" (stored for the IR's {ir:?})")
+                };
                 return Err(format!(
-                    "lane {l}: output {}: expected {:?}, got {value:?} ({bits:#010x})",
+                    "lane {l}: output {}: expected {expected:?}{stored_as}, got {value:?} \
+                     ({bits:#010x})",
                     io_text(name, c, true),
-                    scalar_to_f32(s)
                 ));
             }
         }

@@ -92,7 +92,7 @@ pub fn compare_gs(
         invocations: vertices,
         ..Default::default()
     };
-    compare_outputs(&as_lanes, got, tol).map_err(|e| format!("emitted vertex: {e}"))?;
+    compare_outputs(&as_lanes, got, tol, &|_| {}).map_err(|e| format!("emitted vertex: {e}"))?;
     let prims = strip_primitives(want, topology);
     if prims.len() != got.primitives.len() {
         return Err(format!(

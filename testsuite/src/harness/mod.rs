@@ -53,7 +53,8 @@ use irc_interp::{run, Outputs, ShaderInputs, Value};
 use irc_ir::{BuiltIn, Module, ShaderStage};
 
 use crate::corpus::Outcome;
-use crate::gen::{generate, generate_vertex, regression_file, Form, Limits};
+use crate::gen::ast::Program;
+use crate::gen::{program, regression_file, vertex_form, Form, Limits};
 use compare::compare_outputs;
 use inputs::{
     flush_denormal_uniforms, prepare_interp_inputs, select_aliased_images, set_position_w,
@@ -289,9 +290,14 @@ pub fn compare_inputs_with(
     let ctx = |what: String| format!("{label}: {what} (program: {lines} lines of disassembly)");
     // A geometry shader's result is what it emits.
     let topology = gs::output_topology(reference);
+    let stored = |values: &mut irc_backend::IoValues| {
+        if let Some(s) = target.simulator() {
+            s.stored_outputs(output, values);
+        }
+    };
     let compare_outputs = |w: &Outputs, g: &SimOutputs, tol: Tolerance| match topology {
         Some(t) => gs::compare_gs(w, g, tol, t),
-        None => compare_outputs(w, g, tol),
+        None => compare_outputs(w, g, tol, &stored),
     };
     let exact = simulate(target, output, inputs, Precision::Exact).map_err(ctx)?;
     if let Some(e) = pipeline_diff {
@@ -601,16 +607,28 @@ pub fn check_generated_with(
     limits: Limits,
     options: &irc::Options,
 ) -> Result<Option<GeneratedRun>, String> {
+    check_program_with(target, program(seed, limits), seed, limits, options)
+}
+
+/// [`check_generated_with`] for a program already drawn (the fuzz pipeline target draws it
+/// from the fuzz input); `seed` and `limits` only name it in the regression file.
+pub fn check_program_with(
+    target: &dyn Target,
+    program: Program,
+    seed: u64,
+    limits: Limits,
+    options: &irc::Options,
+) -> Result<Option<GeneratedRun>, String> {
     // A target of the vertex stage only gets the program as a vertex shader.
     let vertex_only = !target.stages().contains(&ShaderStage::Pixel)
         && target.stages().contains(&ShaderStage::Vertex);
     let raw = if vertex_only {
-        match generate_vertex(seed, limits) {
+        match vertex_form(program) {
             Some(m) => m,
             None => return Ok(None),
         }
     } else {
-        generate(seed, Form::Raw, limits)
+        crate::gen::raw::lower(&program)
     };
     let check = check_shader_with(target, &raw, DIFF_SEEDS, options);
     match check.outcome {

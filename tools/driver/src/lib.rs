@@ -336,6 +336,7 @@ pub(crate) fn run_pipeline(
     check_stage(m, target)?;
     check_io_components(m)?;
     let pipeline = target.pipeline(&options.backend);
+    pm.options.verify = options.verify_each_pass || ManagerOptions::default().verify;
     pm.context.opt_level = options.backend.opt_level;
     pm.context.legacy_state = options.legacy_state.clone();
     pm.context.legacy_mul_ieee = pipeline.legacy_mul_ieee;

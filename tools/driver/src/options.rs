@@ -16,12 +16,18 @@ pub struct Options {
     /// initial state with the alpha test and fog off. Shaders that declare none of the
     /// legacy-state built-ins (everything but SM1–3) are not affected.
     pub legacy_state: LegacyState,
+    /// Run the IR verifier after every pass of the target's pipeline (always on in builds with
+    /// debug assertions). A pass that leaves invalid IR is then an `Internal` diagnostic naming
+    /// the pass, instead of a failure further on. Costs about as much as the pipeline itself;
+    /// for fuzzing and for debugging a pass (`irc compile --verify-each-pass`).
+    pub verify_each_pass: bool,
 }
 
 impl Options {
     /// Sets an option by `key=value`, the way the C API and configuration files give them:
     /// `opt-level` (0, 1, 2), `container` (`0`/`1`, `false`/`true`: also produce the target's
-    /// container file), or any other key as a target option (`legacy-mul=ieee`; checked
+    /// container file), `verify-each-pass` (`0`/`1`, `false`/`true`: see
+    /// [`Options::verify_each_pass`]), or any other key as a target option (`legacy-mul=ieee`; checked
     /// against the target's declared options when compiling). Errors: an `Input` diagnostic
     /// for a bad `opt-level` or `container` value.
     ///
@@ -48,6 +54,13 @@ impl Options {
             }
             "container" => {
                 self.backend.container = match value {
+                    "1" | "true" => true,
+                    "0" | "false" => false,
+                    _ => return Err(bad("0, 1, false or true")),
+                }
+            }
+            "verify-each-pass" => {
+                self.verify_each_pass = match value {
                     "1" | "true" => true,
                     "0" | "false" => false,
                     _ => return Err(bad("0, 1, false or true")),

@@ -2,15 +2,20 @@
 //!
 //! [`pipeline`] turns the fuzz input into a verifier-clean program through the random program
 //! generator of `irc fuzz-diff` (`irc_testsuite::gen`), whose every choice is read from the
-//! input ([`irc_testsuite::gen::Rng::from_bytes`]), and applies `irc fuzz-diff`'s checks: the
-//! optimizing pipeline keeps the interpreter's results and stays verifier-clean after every
-//! pass, and every registered target compiles it (or reports it unsupported) with its
-//! simulator agreeing with the interpreter. [`compile_ir`] feeds arbitrary verifier-clean
-//! modules from the binary reader to every registered target: no panic, no internal error.
+//! input ([`irc_testsuite::gen::Rng::from_bytes`]), and applies one of `irc fuzz-diff`'s checks,
+//! chosen by the input: the optimizing pipeline keeps the interpreter's results and stays
+//! verifier-clean after every pass, or one registered target compiles the program (as a vertex
+//! shader for the vertex-stage targets), verifier-clean after every pass of its pipeline, or
+//! reports it unsupported, with its simulator agreeing with the interpreter. One check per
+//! input rather than all of them keeps an execution short (a few milliseconds) and lets the
+//! coverage feedback steer each target's inputs separately. [`compile_ir`] feeds arbitrary
+//! verifier-clean modules from the binary reader to every registered target: no panic, no
+//! internal error.
 
-use irc_testsuite::corpus::Outcome;
-use irc_testsuite::gen::{self, Form, Limits, Rng};
-use irc_testsuite::harness::{check_shader, DIFF_SEEDS};
+use irc_backend::Target;
+use irc_ir::ShaderStage;
+use irc_testsuite::gen::{self, Limits, Rng};
+use irc_testsuite::harness::check_program_with;
 
 /// The pipeline `irc fuzz-diff` checks by default.
 const PIPELINE: &str = "opt";
@@ -25,25 +30,54 @@ fn limits(b: u8) -> Limits {
     }
 }
 
-/// Fuzz input → generator program → `irc fuzz-diff`'s checks for the default pipeline and
-/// for every registered target. Panics with a ready-to-commit filetest on a finding.
+/// What one input checks.
+#[derive(Clone, Copy)]
+enum Check {
+    /// The `opt` pipeline against the interpreter, verifier after every pass.
+    Pipeline,
+    /// One target's whole compile against its simulator.
+    Target(&'static dyn Target),
+}
+
+/// The checks an input's second byte chooses from: the `opt` pipeline, then every registered
+/// target of a stage the generator makes (pixel, or vertex through
+/// [`gen::vertex_form`]). The geometry-only targets are left to [`compile_ir`].
+fn checks() -> Vec<Check> {
+    let makes = |t: &'static dyn Target| {
+        t.stages()
+            .iter()
+            .any(|s| *s == ShaderStage::Pixel || *s == ShaderStage::Vertex)
+    };
+    let targets = irc::Registry::builtin().targets().iter().copied();
+    std::iter::once(Check::Pipeline)
+        .chain(targets.filter(|&t| makes(t)).map(Check::Target))
+        .collect()
+}
+
+/// Fuzz input → generator program → the check its second byte names. Panics with a
+/// ready-to-commit filetest on a finding.
 pub fn pipeline(data: &[u8]) {
-    let Some((&b, rest)) = data.split_first() else {
+    let [b, which, rest @ ..] = data else {
         return;
     };
-    let limits = limits(b);
+    let limits = limits(*b);
+    let checks = checks();
     let program = gen::draw::draw(&mut Rng::from_bytes(rest), limits);
-    let raw = gen::raw::lower(&program);
-    if let Err(case) = irc_testsuite::difftest::check_module(&raw, 0, PIPELINE) {
-        panic!("pipeline `{PIPELINE}` finding ({limits:?}):\n{case}");
-    }
-    for &target in irc::Registry::builtin().targets() {
-        let check = check_shader(target, &raw, DIFF_SEEDS);
-        if let Outcome::Failed(why) = check.outcome {
-            let name = target.name();
-            let why = format!("target {name}, generator {limits:?}: {why}");
-            let file = gen::regression_file(0, Form::Raw, &["verify"], &why, &raw);
-            panic!("target {name} finding:\n{file}");
+    match checks[usize::from(*which) % checks.len()] {
+        Check::Pipeline => {
+            let raw = gen::raw::lower(&program);
+            if let Err(case) = irc_testsuite::difftest::check_module(&raw, 0, PIPELINE) {
+                panic!("pipeline `{PIPELINE}` finding ({limits:?}):\n{case}");
+            }
+        }
+        Check::Target(target) => {
+            let options = irc::Options {
+                verify_each_pass: true,
+                ..Default::default()
+            };
+            if let Err(file) = check_program_with(target, program, 0, limits, &options) {
+                panic!("finding:\n{file}");
+            }
         }
     }
 }

@@ -138,6 +138,10 @@ pub struct CompileArgs {
     /// Specialize for point-sprite rendering.
     #[arg(long)]
     pub point_sprite: bool,
+    /// Run the IR verifier after every pass of the target's pipeline; a pass that leaves
+    /// invalid IR is reported by name.
+    #[arg(long)]
+    pub verify_each_pass: bool,
 }
 
 /// The D3D9 state the options describe.
@@ -192,6 +196,7 @@ fn legacy_state(args: &CompileArgs) -> Result<LegacyState, String> {
 fn options(args: &CompileArgs, emit: Emit) -> Result<Options, String> {
     let mut options = Options {
         legacy_state: legacy_state(args)?,
+        verify_each_pass: args.verify_each_pass,
         ..Default::default()
     };
     options.backend.opt_level = args.opt_level;

@@ -35,6 +35,10 @@
 //!   mis-wired `complex1`, it is a strict-mode error and NaN otherwise. The real hardware refines
 //!   an approximation in these steps; the simulator is exact (the GP's documented precision is
 //!   f32, §11).
+//! * **min / max** (and the clamp below): a NaN operand gives the other operand; `−0 < +0`
+//!   (IEEE 754-2019 `minimumNumber`/`maximumNumber`, as the IR's `FMin`/`FMax`). The reference
+//!   is silent on signed zeros; the order matters where a zero reaches the position
+//!   epilogue's reciprocal (§10), which makes `w = ±0` observable.
 //! * **select**: `mul0_src1 ≠ 0 ? mul1_src0 : mul0_src0` (Mesa's reading, §8.2); result on mul0.
 //! * **clamp** (pass op 6): `max(min(x, load.x), load.y)`, the old text's formula (the reference
 //!   gives only "between load.x and load.y"; open question).
@@ -506,8 +510,8 @@ impl Machine<'_> {
                     }
                     AccOp::Ge => f32::from(u8::from(x >= y)),
                     AccOp::Lt => f32::from(u8::from(x < y)),
-                    AccOp::Min => x.min(y),
-                    AccOp::Max => x.max(y),
+                    AccOp::Min => min(x, y),
+                    AccOp::Max => max(x, y),
                 })
             };
         }
@@ -560,7 +564,7 @@ impl Machine<'_> {
                     let x = self.num(&ins, ins.pass_src, Unit::Pass, 0)?;
                     let lo = self.load(&ins, 0)?.f;
                     let hi = self.load(&ins, 1)?.f;
-                    Val::plain(x.min(lo).max(hi))
+                    Val::plain(max(min(x, lo), hi))
                 }
             };
         }
@@ -747,6 +751,32 @@ impl Machine<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// `min` of the acc unit: NaN gives the other operand, `−0 < +0`.
+fn min(x: f32, y: f32) -> f32 {
+    if x == y {
+        if x.is_sign_negative() {
+            x
+        } else {
+            y
+        }
+    } else {
+        x.min(y)
+    }
+}
+
+/// `max` of the acc unit: NaN gives the other operand, `−0 < +0`.
+fn max(x: f32, y: f32) -> f32 {
+    if x == y {
+        if x.is_sign_positive() {
+            x
+        } else {
+            y
+        }
+    } else {
+        x.max(y)
     }
 }
 

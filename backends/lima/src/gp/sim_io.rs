@@ -22,17 +22,18 @@
 //!   with the scale vec4 in uniform slot `s` and the translate vec4 in slot `s + 1`: it stores
 //!   `(x·w'·sx + tx, y·w'·sy + ty, z·w'·sz + tz, w')`, `w' = clamp(1/w, −2^15, 2^15)`. The
 //!   simulator uploads [`VIEWPORT_SCALE`] and [`VIEWPORT_TRANSLATE`] there (not an identity, so
-//!   that a swapped component shows) and inverts the transform to give back the IR's
-//!   clip-space `Position` (`w = 1/w'`, `x = (X − tx)/(sx·w')` …; exact to rounding). Where the
-//!   clamp engaged (`|w'| = 2^15`, so `|w| ≤ 2^−15`), `w` is given back as ±0, the eye-plane
-//!   vertex the clamp stands for ([`unviewport`]). Without it, the position is returned as
-//!   stored.
+//!   that a swapped component shows) and returns the stored screen-space values; its
+//!   [`Simulator::stored_outputs`] maps the IR's clip-space `Position` the same way
+//!   ([`viewport`]), so the comparison is exact for every `w` (an infinite, zero or NaN `w`
+//!   included), where inverting the transform ([`unviewport`], for tests that read the
+//!   varyings) loses `x` whenever `w'` is 0 or clamped. Without the epilogue the position is
+//!   returned as stored.
 //!
 //! * **Point size**: when [`GpReflection::point_size`] is `Some(s)` the program stores
 //!   `min(max(ps, p.x), p.y) · p.z` with the parameters `p` in uniform slot `s` (the blob's
 //!   `clamp(ps, p.x, p.y) · p.z`, reference §10). The simulator uploads
-//!   [`POINT_SIZE_PARAMETERS`] (no clamp, a scale of 2 so that a missing multiply shows) and
-//!   gives back the stored value halved (exact but for overflow past ±2^127).
+//!   [`POINT_SIZE_PARAMETERS`] (no clamp, a scale of 2 so that a missing multiply shows), and
+//!   `stored_outputs` maps the IR's point size the same way.
 //!
 //! `SimOutputs::steps` is the sum over the invocations (each vertex runs the whole program).
 //!
@@ -123,7 +124,7 @@ impl Simulator for GpSim {
             out.steps += r.steps;
             let mut values = IoValues::new();
             for o in &refl.outputs {
-                let v = output_value(o, &r.varyings, &r.written, &gp)?;
+                let v = output_value(o, &r.varyings, &r.written)?;
                 let (name, first) = IoName::of(o.target);
                 for (i, x) in v.iter().take(usize::from(o.components)).enumerate() {
                     values.insert((name, first + i as u32), x.to_bits());
@@ -136,13 +137,16 @@ impl Simulator for GpSim {
         }
         Ok(out)
     }
+
+    fn stored_outputs(&self, output: &Output, values: &mut IoValues) {
+        stored_outputs(&output.reflection, values);
+    }
 }
 
 fn output_value(
     o: &OutputBinding,
     varyings: &[[f32; 4]; VARYINGS],
     written: &[u8; VARYINGS],
-    gp: &GpReflection,
 ) -> Result<[f32; 8], SimError> {
     let r = o.register as usize;
     let n = usize::from(o.components);
@@ -163,15 +167,38 @@ fn output_value(
         }
         *x = varyings[v][c];
     }
-    let position = o.target == IoSource::BuiltIn(BuiltIn::Position) && r == 0;
-    if let (true, Some(_)) = (position, gp.viewport) {
-        let p = unviewport([out[0], out[1], out[2], out[3]]);
-        out[..4].copy_from_slice(&p);
-    }
-    if o.target == IoSource::BuiltIn(BuiltIn::PointSize) && gp.point_size.is_some() {
-        out[0] /= POINT_SIZE_PARAMETERS[2];
-    }
     Ok(out)
+}
+
+/// The screen-space position and scaled point size the program stores for the IR's values
+/// (see [`GpSim`]'s `stored_outputs`).
+fn stored_outputs(refl: &Reflection, values: &mut IoValues) {
+    let gp = refl
+        .target_part::<GpReflection>()
+        .cloned()
+        .unwrap_or_default();
+    let position = IoSource::BuiltIn(BuiltIn::Position);
+    let in_varying_0 = refl
+        .outputs
+        .iter()
+        .any(|o| o.target == position && o.register == 0);
+    let key = |c| (IoName::BuiltIn(BuiltIn::Position), c);
+    if gp.viewport.is_some() && in_varying_0 {
+        let p: Option<Vec<f32>> = (0..4)
+            .map(|c| values.get(&key(c)).map(|&b| f32::from_bits(b)))
+            .collect();
+        if let Some(p) = p {
+            let stored = viewport([p[0], p[1], p[2], p[3]]);
+            for (c, x) in (0..).zip(stored) {
+                values.insert(key(c), x.to_bits());
+            }
+        }
+    }
+    let size = (IoName::BuiltIn(BuiltIn::PointSize), 0);
+    if let (Some(_), Some(ps)) = (gp.point_size, values.get_mut(&size)) {
+        let [lo, hi, scale, _] = POINT_SIZE_PARAMETERS;
+        *ps = (f32::from_bits(*ps).max(lo).min(hi) * scale).to_bits();
+    }
 }
 
 /// The bound of the epilogue's clamp, `|w'| ≤ 2^15` (reference §10, Mesa's reading).
@@ -198,10 +225,13 @@ pub fn unviewport(v: [f32; 4]) -> [f32; 4] {
     ]
 }
 
-/// The epilogue's result for clip-space `p` with the simulator's viewport (for tests and
-/// for documentation of the convention).
+/// The epilogue's result for clip-space `p` with the simulator's viewport: what the program
+/// stores, operation for operation (`rcp`, then `min` and `max` with the GP's rule that a NaN
+/// operand gives the other one, so a NaN `w` stores `w' = 2^15`).
 pub fn viewport(p: [f32; 4]) -> [f32; 4] {
-    let wp = (1.0 / p[3]).clamp(-32768.0, 32768.0);
+    // Not `clamp`, which keeps a NaN: the GP's min and max give the bound for a NaN `w`.
+    #[allow(clippy::manual_clamp)]
+    let wp = (1.0 / p[3]).min(W_CLAMP).max(-W_CLAMP);
     let (s, t) = (VIEWPORT_SCALE, VIEWPORT_TRANSLATE);
     [
         p[0] * wp * s[0] + t[0],
