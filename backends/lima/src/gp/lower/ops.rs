@@ -344,7 +344,7 @@ impl Lower<'_> {
                 // `x == 0 ? a : b` is `x ≠ 0 ? b : a` on the GP's select, which tests its
                 // condition against 0 itself (NaN ≠ 0, −0 = 0, as the compare): the compare
                 // goes (the D3D9 multiply's pattern).
-                let c = match self.zero_test(sel.cond())? {
+                let (c, is_bool) = match self.zero_test(sel.cond())? {
                     Some((x, eq)) => {
                         if eq {
                             std::mem::swap(&mut a, &mut b);
@@ -352,12 +352,14 @@ impl Lower<'_> {
                         // Now `x ≠ 0 ? a : b`. A literal ±0 for `b` next to a uniform `a`
                         // would need a second uniform vec4 (a mov): `x − x` is +0 there.
                         self.zero_arm(&x, &a, &mut b);
-                        x
+                        (x, false)
                     }
-                    None => self.arg(d, sel.cond())?,
+                    None => (self.arg(d, sel.cond())?, true),
                 };
                 let is = |v: &Comps, x: f32| v.iter().all(|k| k.as_lit() == Some(x));
-                if is(&a, 1.0) && is(&b, 0.0) && c.len() == a.len() {
+                // `c ? 1 : 0` is `c` itself only for a bool (0.0 or 1.0); the `x` of a zero
+                // test is any float.
+                if is_bool && is(&a, 1.0) && is(&b, 0.0) && c.len() == a.len() {
                     c
                 } else {
                     self.map(d, Op::Select, &[&c, &a, &b])?
