@@ -111,7 +111,8 @@ impl Lower<'_> {
             let is_uni =
                 |c: C| matches!(c, C::V(o) if matches!(o.src, Src::Uni(..) | Src::UniRel(..)));
             let uniform = is_uni(ai) || is_uni(xi);
-            let zero = b[i].as_lit().is_some_and(|z| z == 0.0);
+            // +0 only: `x − x` is +0, so a −0 arm keeps its literal.
+            let zero = b[i].as_lit().is_some_and(|z| z.to_bits() == 0);
             if uniform && zero && xi.as_lit().is_none() {
                 b[i] = self.emit(Op::Add, &[xi, xi.negated()]);
             }
@@ -356,7 +357,11 @@ impl Lower<'_> {
                     }
                     None => (self.arg(d, sel.cond())?, true),
                 };
-                let is = |v: &Comps, x: f32| v.iter().all(|k| k.as_lit() == Some(x));
+                // Bit equality: a −0 arm is not the 0 a bool gives.
+                let is = |v: &Comps, x: f32| {
+                    v.iter()
+                        .all(|k| k.as_lit().map(f32::to_bits) == Some(x.to_bits()))
+                };
                 // `c ? 1 : 0` is `c` itself only for a bool (0.0 or 1.0); the `x` of a zero
                 // test is any float.
                 if is_bool && is(&a, 1.0) && is(&b, 0.0) && c.len() == a.len() {
