@@ -9,7 +9,8 @@
 //!   [`RunInputs::inputs`] per invocation, constants shared, temporaries and outputs 0 at the
 //!   start. Register numbers beyond the version's limit (§5) are run errors; reading an
 //!   attribute/varying that was not given reads 0.
-//! * Semantics (§6): `log`/`exp` base 2, `frc` = x − floor(x), `dp3`/`dp4` broadcast,
+//! * Semantics (§6): `log`/`exp` base 2 (these, `pow`, `rsq`, `sin` and `cos` rounded as the
+//!   IR rounds them: `irc_backend::exact_fn`), `frc` = x − floor(x), `dp3`/`dp4` broadcast,
 //!   `nrm`/`crs`/`m33`/`m34` produce xyz (w = 0 if unmasked), matrix rows from consecutive
 //!   registers source2 + 0…, `sge/slt/seq/sne` give 1.0/0.0, `sat` clamps to [0, 1] (NaN → 0),
 //!   `sgn` gives −1/0/1. Only lanes of the write mask are written.
@@ -53,6 +54,7 @@
 //!   `BuiltIn(Depth)` target is `fd.x`, any other colour output `oc<register>`. Component `i`
 //!   is lane `i`; only lanes the program wrote are reported.
 
+use irc_backend::exact_fn;
 use irc_backend::{
     InvocationOutputs, IoName, IoSource, LodMode, Output, Reflection, SamplerBinding, SimConfig,
     SimError, SimInputs, SimOutputs, Simulator, TextureFetch, TextureSource, UniformSource,
@@ -384,16 +386,16 @@ impl Machine<'_, '_> {
                 Max => map2(x, y, max_signed_zero),
                 Frc => map1(x, |p| p - p.floor()),
                 Sqt => map1(x, f32::sqrt),
-                Rsq => map1(x, |p| 1.0 / p.sqrt()),
-                Pow => map2(x, y, f32::powf),
-                Log => map1(x, f32::log2),
-                Exp => map1(x, f32::exp2),
+                Rsq => map1(x, exact_fn::rsqrt),
+                Pow => map2(x, y, exact_fn::pow),
+                Log => map1(x, exact_fn::log2),
+                Exp => map1(x, exact_fn::exp2),
                 Nrm => {
                     let len = dot(x, x, 3).sqrt();
                     [x[0] / len, x[1] / len, x[2] / len, 0.0]
                 }
-                Sin => map1(x, f32::sin),
-                Cos => map1(x, f32::cos),
+                Sin => map1(x, exact_fn::sin),
+                Cos => map1(x, exact_fn::cos),
                 Crs => [
                     x[1] * y[2] - x[2] * y[1],
                     x[2] * y[0] - x[0] * y[2],

@@ -27,6 +27,7 @@
 
 pub mod bits;
 pub mod diagnostic;
+pub mod exact_fn;
 pub mod io_plan;
 pub mod ir_reads;
 pub mod machine;

@@ -16,9 +16,11 @@
 //!   and a zero result (`0 · −1`, `−0 + −0`) read and compute as +0.
 //! * **Semantic rules** (§10): 0 · ±inf = 0 in MUL, MAD, DP3/DP4/DPH (0 · NaN = NaN);
 //!   `max(a, b) = a > b ? a : b`, `min(a, b) = a < b ? a : b`; SGE/SLT and CMP use IEEE
-//!   comparisons (NaN: NE true, all others false); RCP/RSQ/EX2/LG2 use f32 `1/x`, `1/sqrt`,
-//!   `exp2`, `log2` (citra's interpreter; hardware precision is not characterized — tests need a
-//!   tolerance), with rcp(±0) = +inf, rsq(±0) = +inf, rsq(x < 0) = NaN; LG2(0) = −inf.
+//!   comparisons (NaN: NE true, all others false); RCP is f32 `1/x`; RSQ/EX2/LG2 are
+//!   `1/sqrt`, `exp2`, `log2` as the IR rounds them (`irc_backend::exact_fn`: f64 libm rounded
+//!   once; citra's interpreter uses f32 libm, which may differ in the last place, and hardware
+//!   precision is not characterized — tests need a tolerance), with rcp(±0) = +inf,
+//!   rsq(±0) = +inf, rsq(x < 0) = NaN; LG2(0) = −inf.
 //! * **Relative addressing** (§7): the offset applies to a float-uniform wide source only;
 //!   offsets outside [−128, 127] count as 0; index = (c + offset) & 0x7F; an index above 95 reads
 //!   (1, 1, 1, 1). MOVA truncates toward zero (saturating to i32). `aL` is a u8: LOOP sets it to
@@ -39,6 +41,7 @@
 //!   the triangle of slots 0, 1, 2 (each primitive also records which EMIT filled each slot).
 //!   Inputs are `v0–v15` as for a vertex shader.
 
+use irc_backend::exact_fn;
 use thiserror::Error;
 
 pub use irc_backend::Precision;
@@ -326,17 +329,17 @@ impl Machine<'_> {
         let r = match op {
             Opcode::Mov => return s,
             Opcode::Flr => s.map(f32::floor),
-            Opcode::Ex2 => scalar(x.exp2()),
+            Opcode::Ex2 => scalar(exact_fn::exp2(x)),
             Opcode::Lg2 => scalar(if x == 0.0 {
                 f32::NEG_INFINITY
             } else {
-                x.log2()
+                exact_fn::log2(x)
             }),
             Opcode::Rcp => scalar(if x == 0.0 { f32::INFINITY } else { 1.0 / x }),
             Opcode::Rsq => scalar(if x == 0.0 {
                 f32::INFINITY
             } else {
-                1.0 / x.sqrt()
+                exact_fn::rsqrt(x)
             }),
             Opcode::Litp => {
                 const LIM: f32 = 127.996_09; // 0x7FFF / 0x100

@@ -54,6 +54,7 @@ use std::fmt;
 use super::decode::{decode_program, DecodeError};
 use super::instr::Instruction;
 use super::isa::*;
+use irc_backend::exact_fn;
 
 /// How to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -780,13 +781,13 @@ fn max(x: f32, y: f32) -> f32 {
     }
 }
 
-/// The exact value of a complex function.
+/// The exact value of a complex function (the IR's rounding: [`exact_fn`]).
 fn complex_fn(op: ComplexOp, x: f32) -> f32 {
     match op {
         ComplexOp::Rcp => 1.0 / x,
-        ComplexOp::Rsqrt => 1.0 / x.sqrt(),
-        ComplexOp::Exp2 => x.exp2(),
-        ComplexOp::Log2 => x.log2(),
+        ComplexOp::Rsqrt => exact_fn::rsqrt(x),
+        ComplexOp::Exp2 => exact_fn::exp2(x),
+        ComplexOp::Log2 => exact_fn::log2(x),
         _ => x,
     }
 }
