@@ -53,6 +53,8 @@ impl Tolerance {
 pub struct Oracle {
     /// Division as `a · rcp(b)`.
     pub div_as_rcp_mul: bool,
+    /// Square root as `rcp(rsqrt(x))`, each step rounded.
+    pub sqrt_as_rcp_rsqrt: bool,
     /// Default (unspecified coarse/fine) derivatives are fine.
     pub fine_default_derivatives: bool,
     /// `pow`, `sin`, `cos` as the hardware's step sequence.

@@ -155,6 +155,7 @@ impl Target for PicaVs {
         // its range is 2^-62 … 2^64 and it has no −0 (§10, `float24`).
         Oracle {
             div_as_rcp_mul: true,
+            sqrt_as_rcp_rsqrt: false,
             fine_default_derivatives: false,
             stepwise_transcendentals: false,
             polynomial_trig: true,

@@ -53,6 +53,10 @@ pub struct RunConfig {
     /// a divider (Lima, PICA) compute it. An oracle for comparing their simulators, where the
     /// one-ulp difference can be amplified (`fract(x · 2^24)`); off by default.
     pub div_as_rcp_mul: bool,
+    /// Evaluates `FSqrt x` as `1/(1/√x)` with both steps rounded, the way the Lima GP (no
+    /// square root unit) computes it: `floor(√(x · rcp(x)))` is then 1 where the correctly
+    /// rounded root of `1 − 2^−24` gives 0. Off by default.
+    pub sqrt_as_rcp_rsqrt: bool,
     /// `DerivativeMode::Default` derivatives are fine (per row/column) instead of coarse.
     /// D3D leaves the choice to the implementation; Lima's PP computes fine derivatives. Off
     /// by default.
@@ -99,6 +103,7 @@ impl Default for RunConfig {
             fold_zero_products: false,
             legacy_clamp: false,
             div_as_rcp_mul: false,
+            sqrt_as_rcp_rsqrt: false,
             fine_default_derivatives: false,
             stepwise_transcendentals: false,
             polynomial_trig: false,

@@ -459,6 +459,14 @@ impl Interp<'_, '_> {
                     float::float_op_in(OpCode::FMul, t, &[a[0], r], 0, mode)
                 })?
             }
+            OpCode::FSqrt if self.cfg.sqrt_as_rcp_rsqrt => {
+                let t = rt(op);
+                let mode = self.p.fp_modes.get(t);
+                self.map(l, d, 1, |a| {
+                    let r = float::float_op_in(OpCode::FRsq, t, a, 0, mode)?;
+                    float::float_op_in(OpCode::FRcp, t, &[r], 0, mode)
+                })?
+            }
             OpCode::FPow if self.cfg.stepwise_transcendentals => {
                 let t = rt(op);
                 let mode = self.p.fp_modes.get(t);

@@ -90,9 +90,10 @@ impl Target for LimaVp {
         })
     }
     fn oracle(&self, _options: &CompileOptions) -> Oracle {
-        // Division is rcp + mul; f32 uniforms.
+        // Division is rcp + mul, square root rcp(rsqrt); f32 uniforms.
         Oracle {
             div_as_rcp_mul: true,
+            sqrt_as_rcp_rsqrt: true,
             fine_default_derivatives: false,
             stepwise_transcendentals: false,
             polynomial_trig: true,

@@ -94,6 +94,7 @@ impl Target for LimaFp {
         // fp16 datapath flushes denormals.
         Oracle {
             div_as_rcp_mul: true,
+            sqrt_as_rcp_rsqrt: false,
             fine_default_derivatives: true,
             stepwise_transcendentals: true,
             polynomial_trig: false,
