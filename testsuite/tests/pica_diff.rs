@@ -95,3 +95,31 @@ fn generated_programs_with_nan_range_and_zero_sign_cases_match() {
         }
     }
 }
+
+/// `pica-gs` on generator programs as geometry shaders ([`irc_testsuite::gen::geometry_form`]:
+/// one input triangle, the program once, its outputs emitted as the three vertices of one
+/// strip), each compared by its emitted vertices and assembled triangle on every input set.
+#[test]
+fn generated_geometry_programs_match_in_the_pica_simulator() {
+    let target = irc::target("pica-gs").expect("registered");
+    let (mut compared, mut instructions) = (0u32, 0u32);
+    for seed in 0..1500 {
+        match irc_testsuite::harness::check_generated(target, seed, Limits::default()) {
+            Ok(Some(run)) => {
+                assert!(
+                    run.seeds_compared > 0,
+                    "program {seed}: no input set compared"
+                );
+                compared += 1;
+                instructions += run.instructions;
+            }
+            Ok(None) => {}
+            Err(case) => panic!("{case}"),
+        }
+    }
+    println!("pica-gs diff: {compared} programs compared ({instructions} instructions)");
+    assert!(
+        compared >= 150,
+        "only {compared} of 1500 generator programs compiled for pica-gs"
+    );
+}

@@ -15,7 +15,7 @@
 //!   registers source2 + 0…, `sge/slt/seq/sne` give 1.0/0.0, `sat` clamps to [0, 1] (NaN → 0),
 //!   `sgn` gives −1/0/1. Only lanes of the write mask are written.
 //! * `min`/`max` of a NaN return the other operand; of two zeros of opposite sign they order
-//!   −0 below +0 (IEEE 754-2019 `minimum`/`maximum`, the IR's `FMin`/`FMax`). The reference is
+//!   −0 below +0 (the IR's `FMin`/`FMax`: `irc_backend::exact_fn::min`/`max`). The reference is
 //!   silent on signed zeros; this is an assumption about the runtime, recorded here so that
 //!   the harness compares against one definite model (Rust's `f32::max` may return either).
 //! * Indirect sources read register `offset + trunc(index lane)` (truncation toward zero:
@@ -382,8 +382,8 @@ impl Machine<'_, '_> {
                 Mul => map2(x, y, |p, q| p * q),
                 Div => map2(x, y, |p, q| p / q),
                 Rcp => map1(x, |p| 1.0 / p),
-                Min => map2(x, y, min_signed_zero),
-                Max => map2(x, y, max_signed_zero),
+                Min => map2(x, y, exact_fn::min),
+                Max => map2(x, y, exact_fn::max),
                 Frc => map1(x, |p| p - p.floor()),
                 Sqt => map1(x, f32::sqrt),
                 Rsq => map1(x, exact_fn::rsqrt),
@@ -693,31 +693,5 @@ impl Simulator for AgalSimulator {
             out.invocations.push(inv);
         }
         Ok(out)
-    }
-}
-
-/// `min` with −0 < +0 (see the module docs).
-fn min_signed_zero(a: f32, b: f32) -> f32 {
-    if a == 0.0 && b == 0.0 {
-        if a.is_sign_negative() {
-            a
-        } else {
-            b
-        }
-    } else {
-        a.min(b)
-    }
-}
-
-/// `max` with −0 < +0 (see the module docs).
-fn max_signed_zero(a: f32, b: f32) -> f32 {
-    if a == 0.0 && b == 0.0 {
-        if a.is_sign_positive() {
-            a
-        } else {
-            b
-        }
-    } else {
-        a.max(b)
     }
 }

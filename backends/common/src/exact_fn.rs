@@ -5,6 +5,10 @@
 //! iterates an ill-conditioned map (`x = log2(|fract(3.25·x)|)` 256 times, found by the
 //! pipeline fuzz target on agal-vp) turns it into any value; with the IR's rounding the exact
 //! run agrees bit for bit. What the hardware itself computes is each simulator's native run.
+//!
+//! [`min`] and [`max`] are the IR's `FMin`/`FMax` in f32 (`irc_arith::float::fmin`/`fmax`),
+//! for simulators whose reference is silent on signed zeros: f32's own `min`/`max` may return
+//! either zero.
 
 /// `2^x`.
 pub fn exp2(x: f32) -> f32 {
@@ -36,6 +40,16 @@ pub fn pow(x: f32, y: f32) -> f32 {
     f64::from(x).powf(f64::from(y)) as f32
 }
 
+/// The IR's `FMin`: a NaN gives the other operand, −0 < +0.
+pub fn min(x: f32, y: f32) -> f32 {
+    irc_arith::float::fmin(f64::from(x), f64::from(y)) as f32
+}
+
+/// The IR's `FMax`: a NaN gives the other operand, +0 > −0.
+pub fn max(x: f32, y: f32) -> f32 {
+    irc_arith::float::fmax(f64::from(x), f64::from(y)) as f32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,6 +64,19 @@ mod tests {
         assert_eq!(pow(-2.0, 3.0), -8.0);
         assert_eq!(sin(0.0), 0.0);
         assert_eq!(cos(0.0), 1.0);
+    }
+
+    #[test]
+    fn min_max_order_signed_zeros_and_skip_nan() {
+        let bits = |x: f32| x.to_bits();
+        assert_eq!(bits(min(0.0, -0.0)), bits(-0.0));
+        assert_eq!(bits(min(-0.0, 0.0)), bits(-0.0));
+        assert_eq!(bits(max(-0.0, 0.0)), bits(0.0));
+        assert_eq!(bits(max(0.0, -0.0)), bits(0.0));
+        assert_eq!(min(f32::NAN, 2.0), 2.0);
+        assert_eq!(max(3.0, f32::NAN), 3.0);
+        assert_eq!(min(f32::NEG_INFINITY, 1.0), f32::NEG_INFINITY);
+        assert_eq!(max(-1.5, -2.5), -1.5);
     }
 
     #[test]

@@ -125,8 +125,8 @@ pub struct Program {
     pub cbuf_vectors: u32,
     pub uses_texture: bool,
     pub body: Vec<Stmt>,
-    /// The entry point's stage (`ShaderStage` value): pixel, or vertex for
-    /// [`super::generate_vertex`].
+    /// The entry point's stage (`ShaderStage` value): pixel, or vertex or geometry for
+    /// [`super::vertex_form`] and [`super::geometry_form`].
     pub stage: u32,
 }
 

@@ -1,6 +1,7 @@
 //! What both lowerings share: the declarations of a generated shader (entry point,
-//! inputs, outputs, a vertex shader's position, constant buffer, texture and sampler) and the emission of expressions as
-//! IR ops at the end of the code. How a variable is read is left to the lowering (a `TmpLoad`
+//! inputs, outputs, a vertex or geometry shader's position, a geometry shader's primitive
+//! settings, constant buffer, texture and sampler) and the emission of expressions as IR ops at
+//! the end of the code. How a variable is read is left to the lowering (a `TmpLoad`
 //! in raw IR, the current SSA value in structured IR).
 
 use super::ast::*;
@@ -21,9 +22,11 @@ pub struct Decls {
     pub main: SsaDef,
     pub inputs: Vec<SsaDef>,
     pub outputs: Vec<SsaDef>,
-    /// A vertex shader's `Position` built-in, which gets output 0's value too (every
-    /// rasterizing vertex target needs one; AGAL refuses a program without it).
+    /// A vertex or geometry shader's `Position` built-in, which gets output 0's value too
+    /// (every rasterizing vertex target needs one; AGAL refuses a program without it).
     pub position: Option<SsaDef>,
+    /// A geometry shader's vertices per input primitive: every input is an array over them.
+    pub gs_vertices: Option<u32>,
     pub cbuf: Option<SsaDef>,
     pub texture: Option<(SsaDef, SsaDef)>,
 }
@@ -52,34 +55,44 @@ pub fn declare(m: &mut Module, p: &Program, form: Form) -> Decls {
             .string("main"),
     );
     let f32x4 = Type::vector(ScalarType::F32, 4);
+    let geometry = p.stage == irc_ir::ShaderStage::Geometry.0;
+    let gs_vertices = geometry.then_some(GS_INPUT_VERTICES);
+    if geometry {
+        // One invocation per input triangle, emitting one triangle strip on stream 0.
+        let triangles = irc_ir::PrimitiveType::Triangles.to_u64();
+        let set = |op: OpCode| Op::new(op, Type::void()).arg(ep);
+        b.add(set(OpCode::SetGsInstances).lit(1));
+        b.add(set(OpCode::SetGsInputPrimitive).lit(triangles));
+        b.add(set(OpCode::SetGsOutputVertices).lit(u64::from(GS_EMITTED_VERTICES)));
+        b.add(set(OpCode::SetGsOutputPrimitive).lit(triangles).lit(0));
+    }
     let inputs = (0..p.inputs)
         .map(|i| {
-            b.add(
-                Op::new(OpCode::DclInput, f32x4.clone())
-                    .arg(ep)
-                    .lit(i as u64)
-                    .lit(0)
-                    .lit(0),
-            )
+            let op = match gs_vertices {
+                // Per-vertex arrays carry no interpolation mode.
+                Some(n) => Op::new(OpCode::DclInput, f32x4.clone().array_of(n)),
+                None => Op::new(OpCode::DclInput, f32x4.clone()),
+            };
+            let op = op.arg(ep).lit(i as u64).lit(0);
+            b.add(if geometry { op } else { op.lit(0) })
         })
         .collect();
     let outputs = (0..p.outputs.len())
         .map(|i| {
-            b.add(
-                Op::new(OpCode::DclOutput, f32x4.clone())
-                    .arg(ep)
-                    .lit(i as u64)
-                    .lit(0),
-            )
+            let op = Op::new(OpCode::DclOutput, f32x4.clone())
+                .arg(ep)
+                .lit(i as u64)
+                .lit(0);
+            // A geometry shader's outputs name their stream.
+            b.add(if geometry { op.lit(0) } else { op })
         })
         .collect();
     let vertex = p.stage == irc_ir::ShaderStage::Vertex.0;
-    let position = (vertex && !p.outputs.is_empty()).then(|| {
-        b.add(
-            Op::new(OpCode::DclOutputBuiltIn, f32x4.clone())
-                .arg(ep)
-                .lit(irc_ir::BuiltIn::Position.to_u64()),
-        )
+    let position = ((vertex || geometry) && !p.outputs.is_empty()).then(|| {
+        let op = Op::new(OpCode::DclOutputBuiltIn, f32x4.clone())
+            .arg(ep)
+            .lit(irc_ir::BuiltIn::Position.to_u64());
+        b.add(if geometry { op.lit(0) } else { op })
     });
     let cbuf = (p.cbuf_vectors > 0).then(|| {
         let elem = match form {
@@ -112,10 +125,16 @@ pub fn declare(m: &mut Module, p: &Program, form: Form) -> Decls {
         inputs,
         outputs,
         position,
+        gs_vertices,
         cbuf,
         texture,
     }
 }
+
+/// Vertices per input primitive of a generated geometry shader (a triangle).
+pub const GS_INPUT_VERTICES: u32 = 3;
+/// Vertices a generated geometry shader emits (one triangle).
+pub const GS_EMITTED_VERTICES: u32 = 3;
 
 /// Reads variables for [`emit_expr`].
 pub trait VarReader {
@@ -148,6 +167,15 @@ pub fn emit_expr(
         Expr::ConstB(x) => Builder::new(m).const_bool(*x),
         Expr::Input(loc, c) => {
             let a = u32c(m, *c);
+            // A geometry shader reads input `loc` component `c` of vertex `(loc + c) mod n`.
+            let a = match d.gs_vertices {
+                Some(n) => {
+                    let v = u32c(m, (*loc as u32 + *c) % n);
+                    let u32x2 = Type::vector(ScalarType::U32, 2);
+                    add(m, Op::new(OpCode::CompositeConstruct, u32x2).arg(v).arg(a))
+                }
+                None => a,
+            };
             add(
                 m,
                 Op::new(OpCode::InputLoad, f32t())

@@ -94,9 +94,32 @@ pub fn generate_vertex(seed: u64, limits: Limits) -> Option<Module> {
 }
 
 /// Program `p` as a vertex shader (raw form): the same inputs, constant buffer and arithmetic,
-/// the outputs as vertex outputs at the same locations. `None` when the program samples a
-/// texture or discards (pixel-stage operations).
+/// the outputs as vertex outputs at the same locations (output 0 also into `Position`). `None`
+/// when the program uses a pixel-stage operation ([`pixel_only`]).
 pub fn vertex_form(mut p: ast::Program) -> Option<Module> {
+    if pixel_only(&p) {
+        return None;
+    }
+    p.stage = irc_ir::ShaderStage::Vertex.0;
+    Some(raw::lower(&p))
+}
+
+/// Program `p` as a geometry shader (raw form), for targets of the geometry stage only: one
+/// invocation per input triangle, each input an array over its three vertices (input `L`
+/// component `c` read from vertex `(L + c) mod 3`), the program once, then its outputs (output
+/// 0 also into `Position`) stored and emitted as each of the three vertices of one triangle
+/// strip. `None` when the program uses a pixel-stage operation ([`pixel_only`]).
+pub fn geometry_form(mut p: ast::Program) -> Option<Module> {
+    if pixel_only(&p) {
+        return None;
+    }
+    p.stage = irc_ir::ShaderStage::Geometry.0;
+    Some(raw::lower(&p))
+}
+
+/// Whether `p` samples a texture (with implicit derivatives) or discards: operations of the
+/// pixel stage only.
+fn pixel_only(p: &ast::Program) -> bool {
     fn discards(body: &[ast::Stmt]) -> bool {
         body.iter().any(|s| match s {
             ast::Stmt::Discard(_) => true,
@@ -108,11 +131,7 @@ pub fn vertex_form(mut p: ast::Program) -> Option<Module> {
             ast::Stmt::Assign(..) => false,
         })
     }
-    if p.uses_texture || discards(&p.body) {
-        return None;
-    }
-    p.stage = irc_ir::ShaderStage::Vertex.0;
-    Some(raw::lower(&p))
+    p.uses_texture || discards(&p.body)
 }
 
 /// A failing case as a filetest file: header, a comment naming the seed and why, the module.

@@ -76,7 +76,17 @@ pub fn lower(p: &Program) -> Module {
         temps,
     };
     l.block(&p.body);
-    emit_outputs(l.m, &d, p, Form::Raw, &mut l.temps);
+    if d.gs_vertices.is_some() {
+        // A geometry shader emits its outputs as every vertex of one strip: outputs are
+        // undefined after an emit, so each vertex stores them again.
+        for _ in 0..super::emit::GS_EMITTED_VERTICES {
+            emit_outputs(l.m, &d, p, Form::Raw, &mut l.temps);
+            l.m.add(void(OpCode::EmitVertex).lit(0));
+        }
+        l.m.add(void(OpCode::EmitPrimitive).lit(0));
+    } else {
+        emit_outputs(l.m, &d, p, Form::Raw, &mut l.temps);
+    }
     m.add(void(OpCode::FunctionEnd));
     m
 }

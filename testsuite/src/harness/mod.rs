@@ -54,7 +54,7 @@ use irc_ir::{BuiltIn, Module, ShaderStage};
 
 use crate::corpus::Outcome;
 use crate::gen::ast::Program;
-use crate::gen::{program, regression_file, vertex_form, Form, Limits};
+use crate::gen::{geometry_form, program, regression_file, vertex_form, Form, Limits};
 use compare::compare_outputs;
 use inputs::{
     flush_denormal_uniforms, prepare_interp_inputs, select_aliased_images, set_position_w,
@@ -588,8 +588,8 @@ pub struct GeneratedRun {
     pub native_deviations: u32,
 }
 
-/// Generator program `seed` (raw form; the generator makes pixel shaders, vertex shaders for a
-/// target of the vertex stage only) compiled for
+/// Generator program `seed` (raw form; a pixel shader, or a vertex shader for a target without
+/// the pixel stage, or a geometry shader for a target of the geometry stage only) compiled for
 /// `target` and compared on [`DIFF_SEEDS`] input sets: `Ok(None)` when the target does not
 /// support it (or the interpreter cannot run it), `Ok(Some(_))` when it matched, `Err(a
 /// ready-to-commit filetest)` naming the failure, with the reflection and disassembly.
@@ -620,16 +620,20 @@ pub fn check_program_with(
     limits: Limits,
     options: &irc::Options,
 ) -> Result<Option<GeneratedRun>, String> {
-    // A target of the vertex stage only gets the program as a vertex shader.
-    let vertex_only = !target.stages().contains(&ShaderStage::Pixel)
-        && target.stages().contains(&ShaderStage::Vertex);
-    let raw = if vertex_only {
-        match vertex_form(program) {
-            Some(m) => m,
-            None => return Ok(None),
-        }
+    // The program as a pixel shader where the target compiles those, else as a vertex
+    // shader, else as a geometry shader.
+    let stages = target.stages();
+    let raw = if stages.contains(&ShaderStage::Pixel) {
+        Some(crate::gen::raw::lower(&program))
+    } else if stages.contains(&ShaderStage::Vertex) {
+        vertex_form(program)
+    } else if stages.contains(&ShaderStage::Geometry) {
+        geometry_form(program)
     } else {
-        crate::gen::raw::lower(&program)
+        None
+    };
+    let Some(raw) = raw else {
+        return Ok(None);
     };
     let check = check_shader_with(target, &raw, DIFF_SEEDS, options);
     match check.outcome {

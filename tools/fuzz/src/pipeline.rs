@@ -5,7 +5,8 @@
 //! input ([`irc_testsuite::gen::Rng::from_bytes`]), and applies one of `irc fuzz-diff`'s checks,
 //! chosen by the input: the optimizing pipeline keeps the interpreter's results and stays
 //! verifier-clean after every pass, or one registered target compiles the program (as a vertex
-//! shader for the vertex-stage targets), verifier-clean after every pass of its pipeline, or
+//! shader for the vertex-stage targets, a geometry shader for the geometry-stage ones),
+//! verifier-clean after every pass of its pipeline, or
 //! reports it unsupported, with its simulator agreeing with the interpreter. One check per
 //! input rather than all of them keeps an execution short (a few milliseconds) and lets the
 //! coverage feedback steer each target's inputs separately. [`compile_ir`] feeds arbitrary
@@ -40,18 +41,29 @@ enum Check {
 }
 
 /// The checks an input's second byte chooses from: the `opt` pipeline, then every registered
-/// target of a stage the generator makes (pixel, or vertex through
-/// [`gen::vertex_form`]). The geometry-only targets are left to [`compile_ir`].
+/// target of a stage the generator makes (pixel, vertex through [`gen::vertex_form`], geometry
+/// through [`gen::geometry_form`]).
 fn checks() -> Vec<Check> {
     let makes = |t: &'static dyn Target| {
-        t.stages()
-            .iter()
-            .any(|s| *s == ShaderStage::Pixel || *s == ShaderStage::Vertex)
+        t.stages().iter().any(|s| {
+            *s == ShaderStage::Pixel || *s == ShaderStage::Vertex || *s == ShaderStage::Geometry
+        })
     };
     let targets = irc::Registry::builtin().targets().iter().copied();
     std::iter::once(Check::Pipeline)
         .chain(targets.filter(|&t| makes(t)).map(Check::Target))
         .collect()
+}
+
+/// The name of the check an input's second byte chooses: `opt` or a target's name (the seed
+/// files under `seeds/pipeline/` start with it, so a newly registered target that shifts the
+/// choice shows up in the seed test).
+pub fn check_name(which: u8) -> &'static str {
+    let checks = checks();
+    match checks[usize::from(which) % checks.len()] {
+        Check::Pipeline => PIPELINE,
+        Check::Target(t) => t.name(),
+    }
 }
 
 /// Fuzz input → generator program → the check its second byte names. Panics with a

@@ -1,29 +1,57 @@
 //! Dead machine ops: a write of a virtual register that no op reads (a pattern such as
 //! [`super::geometry`]'s `nrm` leaves the `dp3`/`rsq` it replaced; a value the outputs do not
 //! need). Flow-insensitive: a register read anywhere keeps all its writes. Ops without a
-//! register destination (outputs, `kil`, conditionals) always stay. Repeated to a fixed point.
+//! register destination (outputs, `kil`, conditionals) always stay.
+//!
+//! The result is the fixed point of "remove every op whose register no remaining op reads",
+//! reached in linear time: each register counts the operands that read it, and removing an op
+//! releases its operands' counts; a register whose count drops to zero kills its writers in
+//! turn. (Re-scanning the program until nothing changes was quadratic in the length of a dead
+//! chain: about 0.7 s for one fuzz program.)
 
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
 
 use super::{Base, MDst, MProgram};
 
 /// Removes the dead ops of `p`.
 pub fn remove_dead(p: &mut MProgram) {
-    loop {
-        let read: FxHashSet<u32> = p
-            .insts
-            .iter()
-            .flat_map(|i| i.srcs.iter())
-            .filter_map(|s| match s.base {
-                Base::V(v) => Some(v),
-                _ => None,
-            })
-            .collect();
-        let before = p.insts.len();
-        p.insts
-            .retain(|i| !matches!(i.dst, MDst::V { v, .. } if !read.contains(&v)));
-        if p.insts.len() == before {
-            return;
+    let mut reads: FxHashMap<u32, u32> = FxHashMap::default();
+    let mut writers: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
+    for (k, inst) in p.insts.iter().enumerate() {
+        for s in &inst.srcs {
+            if let Base::V(v) = s.base {
+                *reads.entry(v).or_default() += 1;
+            }
+        }
+        if let MDst::V { v, .. } = inst.dst {
+            writers.entry(v).or_default().push(k);
         }
     }
+    let mut unread: Vec<u32> = writers
+        .keys()
+        .copied()
+        .filter(|v| !reads.contains_key(v))
+        .collect();
+    let mut dead = vec![false; p.insts.len()];
+    while let Some(v) = unread.pop() {
+        for &k in writers.get(&v).into_iter().flatten() {
+            if std::mem::replace(&mut dead[k], true) {
+                continue;
+            }
+            for s in &p.insts[k].srcs {
+                let Base::V(u) = s.base else { continue };
+                if let Some(n) = reads.get_mut(&u) {
+                    *n -= 1;
+                    if *n == 0 {
+                        unread.push(u);
+                    }
+                }
+            }
+        }
+    }
+    let mut k = 0;
+    p.insts.retain(|_| {
+        k += 1;
+        !dead[k - 1]
+    });
 }

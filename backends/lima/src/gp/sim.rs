@@ -511,8 +511,8 @@ impl Machine<'_> {
                     }
                     AccOp::Ge => f32::from(u8::from(x >= y)),
                     AccOp::Lt => f32::from(u8::from(x < y)),
-                    AccOp::Min => min(x, y),
-                    AccOp::Max => max(x, y),
+                    AccOp::Min => exact_fn::min(x, y),
+                    AccOp::Max => exact_fn::max(x, y),
                 })
             };
         }
@@ -565,7 +565,7 @@ impl Machine<'_> {
                     let x = self.num(&ins, ins.pass_src, Unit::Pass, 0)?;
                     let lo = self.load(&ins, 0)?.f;
                     let hi = self.load(&ins, 1)?.f;
-                    Val::plain(max(min(x, lo), hi))
+                    Val::plain(exact_fn::max(exact_fn::min(x, lo), hi))
                 }
             };
         }
@@ -752,32 +752,6 @@ impl Machine<'_> {
             }
         }
         Ok(())
-    }
-}
-
-/// `min` of the acc unit: NaN gives the other operand, `−0 < +0`.
-fn min(x: f32, y: f32) -> f32 {
-    if x == y {
-        if x.is_sign_negative() {
-            x
-        } else {
-            y
-        }
-    } else {
-        x.min(y)
-    }
-}
-
-/// `max` of the acc unit: NaN gives the other operand, `−0 < +0`.
-fn max(x: f32, y: f32) -> f32 {
-    if x == y {
-        if x.is_sign_positive() {
-            x
-        } else {
-            y
-        }
-    } else {
-        x.max(y)
     }
 }
 
