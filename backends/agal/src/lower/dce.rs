@@ -55,3 +55,53 @@ pub fn remove_dead(p: &mut MProgram) {
         !dead[k - 1]
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::Opcode;
+    use crate::lower::{MInst, MSrc, OutKind};
+
+    fn inst(op: Opcode, dst: MDst, srcs: &[Base]) -> MInst {
+        MInst {
+            op,
+            dst,
+            srcs: srcs
+                .iter()
+                .map(|&base| MSrc {
+                    base,
+                    comps: vec![0],
+                })
+                .collect(),
+            sampler: None,
+            indirect: None,
+        }
+    }
+
+    fn v(v: u32) -> MDst {
+        MDst::V { v, first: 0, n: 1 }
+    }
+
+    #[test]
+    fn removes_a_whole_dead_chain_and_keeps_what_reaches_an_output() {
+        let out = MDst::Out {
+            kind: OutKind::Output,
+            index: 0,
+        };
+        let mut p = MProgram::default();
+        // v0 = c0; v1..v99 = v(k-1) + c0: a chain nothing reads; v100 feeds the output.
+        p.insts.push(inst(Opcode::Mov, v(0), &[Base::Const(0)]));
+        for k in 1..100 {
+            p.insts
+                .push(inst(Opcode::Add, v(k), &[Base::V(k - 1), Base::Const(0)]));
+        }
+        p.insts.push(inst(Opcode::Mov, v(100), &[Base::Input(0)]));
+        p.insts.push(inst(Opcode::Mov, out, &[Base::V(100)]));
+        // A cycle (v101 ← v102 ← v101) stays: each is read (flow-insensitive).
+        p.insts.push(inst(Opcode::Mov, v(101), &[Base::V(102)]));
+        p.insts.push(inst(Opcode::Mov, v(102), &[Base::V(101)]));
+        remove_dead(&mut p);
+        let dsts: Vec<MDst> = p.insts.iter().map(|i| i.dst).collect();
+        assert_eq!(dsts, vec![v(100), out, v(101), v(102)]);
+    }
+}
