@@ -20,48 +20,10 @@ use crate::{
     VaryingBinding,
 };
 use irc_ir::format::{
-    AlignedLoad, CompositeConstruct, Constant, DclBinding, DclInput, DclInputBuiltIn, DclOutput,
-    DescriptorLoad, Load,
+    AlignedLoad, CompositeConstruct, Constant, DclBinding, DclInputBuiltIn, DescriptorLoad, Load,
 };
 use irc_ir::{BuiltIn, Module, OpCode, SsaDef, Type};
 use rustc_hash::FxHashMap;
-
-/// I/O registers per stage in Direct3D (shader model 5: `v0–v31`, `o0–o31`): every lowering
-/// checks declared locations against it ([`check_io_locations`]) before computing with them.
-pub const MAX_IO_LOCATIONS: u64 = 32;
-
-/// Checks that every `DclInput`/`DclOutput` of `m` has a location below [`MAX_IO_LOCATIONS`]
-/// and a component below 4, so that slot arithmetic (`4·L + c`) on them cannot overflow; the
-/// IR itself allows any 64-bit literal there (found by the `compile_ir` fuzz target: a location
-/// of 2^64 − 64).
-pub fn check_io_locations(m: &Module) -> Result<(), Diagnostic> {
-    for d in m.declarations() {
-        let op = m.op(d);
-        let (location, component) = match op.opcode {
-            OpCode::DclInput => {
-                let i = DclInput::of(op);
-                (i.location(), i.component())
-            }
-            OpCode::DclOutput => {
-                let o = DclOutput::of(op);
-                (o.location(), o.component())
-            }
-            _ => continue,
-        };
-        let (location, component) = (location.unwrap_or(0), component.unwrap_or(0));
-        if location >= MAX_IO_LOCATIONS || component >= 4 {
-            return Err(Diagnostic::unsupported(
-                Some((d, op.opcode)),
-                format!(
-                    "I/O location {location} component {component} (Direct3D has locations \
-                     0–{} and components 0–3)",
-                    MAX_IO_LOCATIONS - 1
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
 
 /// Number of flattened scalar components of a type (None for unbounded/huge types).
 pub fn flat_size(t: &Type) -> Option<u64> {

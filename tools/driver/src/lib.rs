@@ -256,18 +256,29 @@ fn check_limits(m: &Module) -> Result<(), Diagnostics> {
     }
 }
 
+/// D3D's I/O registers per stage (shader model 5: `v0–v31`, `o0–o31`).
+const MAX_IO_LOCATIONS: u64 = 32;
+
 /// Every target's I/O registers are vec4s, as D3D's are: an input or output declared at
-/// component `c` with an `n`-component type must fit (`c + n ≤ 4`). Verifier-clean IR from
-/// other producers may say otherwise; that is `Unsupported` at the declaration, never a
-/// wrapped lane.
-fn check_io_components(m: &Module) -> Result<(), Diagnostics> {
+/// component `c` with an `n`-component type must fit (`c + n ≤ 4`), at a location below
+/// [`MAX_IO_LOCATIONS`]. Verifier-clean IR from other producers may say otherwise (the IR
+/// allows any 64-bit literal; the `compile_ir` fuzz target found a location of 2^64 − 64 that
+/// overflowed lima-vp's varying key, and pica-gs read location 2^32 + 1 as 1); that is
+/// `Unsupported` at the declaration, never a wrapped lane or register.
+fn check_io_declarations(m: &Module) -> Result<(), Diagnostics> {
     use irc_ir::format::{DclInput, DclOutput};
     use irc_ir::OpCode;
     for d in m.iter() {
         let op = m.op(d);
-        let component = match op.opcode {
-            OpCode::DclInput => DclInput::of(op).component(),
-            OpCode::DclOutput => DclOutput::of(op).component(),
+        let (location, component) = match op.opcode {
+            OpCode::DclInput => {
+                let i = DclInput::of(op);
+                (i.location(), i.component())
+            }
+            OpCode::DclOutput => {
+                let o = DclOutput::of(op);
+                (o.location(), o.component())
+            }
             _ => continue,
         };
         let width: u64 = op
@@ -277,18 +288,23 @@ fn check_io_components(m: &Module) -> Result<(), Diagnostics> {
             .map(|t| u64::from(t.vec_size()))
             .max()
             .unwrap_or(0);
-        let component = component.unwrap_or(0);
-        if component.saturating_add(width) > 4 {
-            let mut e = Diagnostic::unsupported(
-                None,
-                format!(
-                    "an I/O declaration at component {component} with {width} components \
-                     reaches past its vec4 register"
-                ),
-            );
-            e.op = Some((d, op.opcode));
-            return Err(e.into());
-        }
+        let (location, component) = (location.unwrap_or(0), component.unwrap_or(0));
+        let message = if location >= MAX_IO_LOCATIONS {
+            format!(
+                "an I/O declaration at location {location} (Direct3D has locations 0–{})",
+                MAX_IO_LOCATIONS - 1
+            )
+        } else if component.saturating_add(width) > 4 {
+            format!(
+                "an I/O declaration at component {component} with {width} components \
+                 reaches past its vec4 register"
+            )
+        } else {
+            continue;
+        };
+        let mut e = Diagnostic::unsupported(None, message);
+        e.op = Some((d, op.opcode));
+        return Err(e.into());
     }
     Ok(())
 }
@@ -334,7 +350,7 @@ pub(crate) fn run_pipeline(
     check_limits(m)?;
     input::verify(m)?;
     check_stage(m, target)?;
-    check_io_components(m)?;
+    check_io_declarations(m)?;
     let pipeline = target.pipeline(&options.backend);
     pm.options.verify = options.verify_each_pass || ManagerOptions::default().verify;
     pm.context.opt_level = options.backend.opt_level;

@@ -187,7 +187,6 @@ pub fn lower(
     layout: Option<Vec<VaryingBinding>>,
     mode: FlowMode,
 ) -> Result<Lowered, Diagnostic> {
-    irc_backend::io_plan::check_io_locations(m)?;
     let entry = m
         .declarations()
         .find(|&d| m.opcode(d) == OpCode::EntryPoint)

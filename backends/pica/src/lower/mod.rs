@@ -200,7 +200,6 @@ pub(crate) fn lower_stage(
     want: irc_ir::ShaderStage,
     config: LowerConfig,
 ) -> Result<Lowered, Diagnostic> {
-    irc_backend::io_plan::check_io_locations(m)?;
     let rematerialize = config.rematerialize;
     let entry = m
         .declarations()

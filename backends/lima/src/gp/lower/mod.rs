@@ -162,7 +162,6 @@ fn unsupported(m: &Module, d: SsaDef, msg: impl Into<String>) -> Diagnostic {
 
 /// Lowers the entry point of `m`.
 pub fn lower(m: &Module, layout: Option<&[VaryingBinding]>) -> Result<Lowered, Diagnostic> {
-    irc_backend::io_plan::check_io_locations(m)?;
     let entry = m
         .declarations()
         .find(|&d| m.opcode(d) == OpCode::EntryPoint)

@@ -48,7 +48,6 @@ pub struct Lowered {
 
 /// Lowers the entry point of `m`.
 pub fn lower(m: &Module) -> Result<Lowered, Diagnostic> {
-    irc_backend::io_plan::check_io_locations(m)?;
     let entry = m
         .declarations()
         .find(|&d| m.opcode(d) == OpCode::EntryPoint)
