@@ -84,6 +84,12 @@ pub struct RunConfig {
     /// (`FMin`, so NaN becomes that value too): so `0 · rcp(0)` is 0, but `0 · inf` from an
     /// input is NaN. `FLog2Legacy` stays exact. An oracle for that mode; off by default.
     pub legacy_clamp: bool,
+    /// Evaluates `FMulLegacy`, `FMadLegacy`, `FDotLegacy`, `FDotAddLegacy` and `FPowLegacy`
+    /// as their IEEE ops (the pow as `exp2(b · log2(a))`, each step rounded), as
+    /// [`RunConfig::legacy_clamp`] does but without limiting any result: the oracle of the
+    /// `legacy-mul=ieee` mode of the targets without legacy multiplies (`0 · inf` and `0 · NaN`
+    /// are NaN). `FLog2Legacy` stays exact. Off by default.
+    pub legacy_ieee: bool,
     /// Computes every float width in a narrower range ([`irc_arith::NarrowRange`]: small
     /// magnitudes are +0, large ones ±inf, zero has no sign), the way a target with a narrower
     /// float format computes (PICA's float24). An oracle like the ones above; `None` by default.
@@ -102,6 +108,7 @@ impl Default for RunConfig {
             max_compute_lanes: 1024,
             fold_zero_products: false,
             legacy_clamp: false,
+            legacy_ieee: false,
             div_as_rcp_mul: false,
             sqrt_as_rcp_rsqrt: false,
             fine_default_derivatives: false,

@@ -420,7 +420,7 @@ impl Interp<'_, '_> {
             | OpCode::FMadLegacy
             | OpCode::FDotLegacy
             | OpCode::FDotAddLegacy
-                if self.cfg.legacy_clamp =>
+                if self.cfg.legacy_clamp || self.cfg.legacy_ieee =>
             {
                 let mut ieee = op.clone();
                 ieee.opcode = match op.opcode {
@@ -431,7 +431,7 @@ impl Interp<'_, '_> {
                 };
                 self.pure(l, d, &ieee)?
             }
-            OpCode::FPowLegacy if self.cfg.legacy_clamp => {
+            OpCode::FPowLegacy if self.cfg.legacy_clamp || self.cfg.legacy_ieee => {
                 let t = rt(op);
                 let mode = self.p.fp_modes.get(t);
                 self.map(l, d, 2, |a| {

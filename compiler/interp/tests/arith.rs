@@ -134,6 +134,58 @@ fn legacy_ops() {
     assert!(f32_of(&r[10]).is_nan());
 }
 
+/// The `legacy-mul=ieee` oracle: the legacy products are IEEE products (`0 · inf` and
+/// `0 · NaN` are NaN), the pow's multiply too; nothing is clamped; `FLog2Legacy` stays exact.
+#[test]
+fn legacy_ops_as_ieee() {
+    let cfg = irc_interp::RunConfig {
+        legacy_ieee: true,
+        ..Default::default()
+    };
+    let r = eval_with(&cfg, |s| {
+        let zero = s.f32(0.0);
+        let nzero = s.f32(-0.0);
+        let inf = s.f32(f32::INFINITY);
+        let nan = s.f32(f32::NAN);
+        let five = s.f32(5.0);
+        let two = s.f32(2.0);
+        let three = s.f32(3.0);
+        let big = s.f32(f32::MAX);
+        let va = s.add(
+            irc_ir::Op::new(O::CompositeConstruct, irc_ir::Type::vector(T::F32, 2))
+                .arg(zero)
+                .arg(two),
+        );
+        let vb = s.add(
+            irc_ir::Op::new(O::CompositeConstruct, irc_ir::Type::vector(T::F32, 2))
+                .arg(inf)
+                .arg(three),
+        );
+        vec![
+            s.op2(O::FMulLegacy, T::F32, zero, inf),      // 0: NaN
+            s.op2(O::FMulLegacy, T::F32, nan, zero),      // 1: NaN
+            s.op2(O::FMulLegacy, T::F32, nzero, five),    // 2: -0
+            s.op3(O::FMadLegacy, T::F32, zero, inf, two), // 3: NaN
+            s.op2(O::FDotLegacy, T::F32, va, vb),         // 4: NaN (0 * inf)
+            s.op1(O::FLog2Legacy, T::F32, zero),          // 5: -FLT_MAX (exact)
+            s.op2(O::FPowLegacy, T::F32, zero, zero),     // 6: exp2(0 * -inf) = NaN
+            s.op2(O::FPowLegacy, T::F32, two, three),     // 7: 8
+            s.op2(O::FMulLegacy, T::F32, big, two),       // 8: +inf (not clamped)
+            s.op1(O::FRcp, T::F32, zero),                 // 9: +inf (not clamped)
+        ]
+    });
+    assert!(f32_of(&r[0]).is_nan());
+    assert!(f32_of(&r[1]).is_nan());
+    assert_eq!(bits(&r[2]), 0x8000_0000);
+    assert!(f32_of(&r[3]).is_nan());
+    assert!(f32_of(&r[4]).is_nan());
+    assert_eq!(f32_of(&r[5]), -f32::MAX);
+    assert!(f32_of(&r[6]).is_nan());
+    assert_eq!(f32_of(&r[7]), 8.0);
+    assert_eq!(f32_of(&r[8]), f32::INFINITY);
+    assert_eq!(f32_of(&r[9]), f32::INFINITY);
+}
+
 #[test]
 fn f16_rounds_every_op() {
     // 1 + 2^-11 is half an f16 ulp above 1: ties to even gives 1.0.

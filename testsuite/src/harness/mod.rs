@@ -202,12 +202,13 @@ pub fn compare_run_with(
 
 /// The interpreter configuration of the raw side of the raw-vs-prepared check for compile
 /// options `options`: exact semantics, or the oracle of the legacy-multiply mode that deviates
-/// from them (`legacy-mul=clamp`: [`irc_interp::RunConfig::legacy_clamp`]). `ieee` has no
-/// oracle of its own: it differs only for `0 · inf`/`0 · NaN`, which random inputs do not make.
+/// from them (`legacy-mul=clamp`: [`irc_interp::RunConfig::legacy_clamp`]; `legacy-mul=ieee`:
+/// [`irc_interp::RunConfig::legacy_ieee`], where `0 · inf` and `0 · NaN` are NaN).
 pub fn raw_config(options: &irc::Options) -> irc_interp::RunConfig {
+    let mode = irc_backend::LegacyMul::from_options(&options.backend);
     irc_interp::RunConfig {
-        legacy_clamp: irc_backend::LegacyMul::from_options(&options.backend)
-            == irc_backend::LegacyMul::Clamp,
+        legacy_clamp: mode == irc_backend::LegacyMul::Clamp,
+        legacy_ieee: mode == irc_backend::LegacyMul::Ieee,
         ..crate::equivalence::run_config()
     }
 }

@@ -74,7 +74,11 @@ impl Sh {
         self.add(Op::new(OpCode::FunctionEnd, Type::void()));
     }
     pub fn run(&self, inputs: &ShaderInputs) -> Outputs {
-        run(&self.m, inputs, &RunConfig::default()).unwrap_or_else(|t| panic!("trap: {t}"))
+        self.run_with(inputs, &RunConfig::default())
+    }
+    /// [`Sh::run`] under an oracle configuration.
+    pub fn run_with(&self, inputs: &ShaderInputs, cfg: &RunConfig) -> Outputs {
+        run(&self.m, inputs, cfg).unwrap_or_else(|t| panic!("trap: {t}"))
     }
     /// Output `i` of lane `lane`.
     pub fn out(o: &Outputs, lane: usize, i: u32) -> Value {
@@ -88,13 +92,18 @@ impl Sh {
 
 /// Runs a vertex shader whose body is built by `f` (which returns the values to output).
 pub fn eval(f: impl FnOnce(&mut Sh) -> Vec<SsaDef>) -> Vec<Value> {
+    eval_with(&RunConfig::default(), f)
+}
+
+/// [`eval`] under an oracle configuration.
+pub fn eval_with(cfg: &RunConfig, f: impl FnOnce(&mut Sh) -> Vec<SsaDef>) -> Vec<Value> {
     let mut sh = Sh::new(ShaderStage::Vertex);
     let vals = f(&mut sh);
     for v in vals {
         sh.output(v);
     }
     sh.finish();
-    let o = sh.run(&ShaderInputs::default());
+    let o = sh.run_with(&ShaderInputs::default(), cfg);
     (0..sh.outs.len() as u32)
         .map(|i| Sh::out(&o, 0, i))
         .collect()

@@ -1,9 +1,12 @@
-//! The `legacy-mul=clamp` mode (DXVK's default D3D9 float emulation) against its own oracle:
-//! for every target that declares the mode, every D3D9 corpus shader it compiles in that mode
-//! must match, in the target's simulator, the interpreter run under
-//! `RunConfig::legacy_clamp` (the raw-vs-prepared check of the harness uses that oracle for
-//! the raw shader: `harness::raw_config`). Runs when the shared corpus is present
-//! (`$IRC_CORPUS` or `../shared/corpus`), on scoped threads, one per core.
+//! The legacy-multiply modes that deviate from D3D9's exact rule, each against its own oracle:
+//! `legacy-mul=clamp` (DXVK's default D3D9 float emulation; `RunConfig::legacy_clamp`) and
+//! `legacy-mul=ieee` (plain IEEE products, `0 · inf` is NaN; `RunConfig::legacy_ieee`). For
+//! every target that declares the mode, every D3D9 corpus shader it compiles in that mode must
+//! match, in the target's simulator, the interpreter run under the mode's oracle (the
+//! raw-vs-prepared check of the harness uses that oracle for the raw shader:
+//! `harness::raw_config`), so a mode compiled one way and checked another fails here. Runs when
+//! the shared corpus is present (`$IRC_CORPUS` or `../shared/corpus`), on scoped threads, one
+//! per core.
 
 use irc_testsuite::corpus::{default_corpus_dir, ir_files, Outcome};
 use irc_testsuite::harness::check_shader_with;
@@ -17,18 +20,27 @@ fn is_d3d9(path: &std::path::Path) -> bool {
 
 #[test]
 fn d3d9_corpus_shaders_match_the_clamp_oracle() {
+    check_mode("clamp");
+}
+
+#[test]
+fn d3d9_corpus_shaders_match_the_ieee_oracle() {
+    check_mode("ieee");
+}
+
+fn check_mode(mode: &str) {
     let Some(dir) = default_corpus_dir() else {
         eprintln!("no corpus: skipped");
         return;
     };
     let mut options = irc::Options::default();
-    options.backend.set("legacy-mul", "clamp");
+    options.backend.set("legacy-mul", mode);
     let mut checked = 0;
     for &target in irc::targets() {
         let declares = target
             .options()
             .iter()
-            .any(|o| o.name == "legacy-mul" && o.values.iter().any(|v| v.0 == "clamp"));
+            .any(|o| o.name == "legacy-mul" && o.values.iter().any(|v| v.0 == mode));
         if !declares {
             continue;
         }
@@ -64,7 +76,7 @@ fn d3d9_corpus_shaders_match_the_clamp_oracle() {
         let failed: Vec<&String> = results.iter().filter_map(|r| r.1.as_ref()).collect();
         assert!(
             failed.is_empty(),
-            "{}: {} of {compiled} D3D9 shaders fail in clamp mode:\n{}",
+            "{}: {} of {compiled} D3D9 shaders fail in {mode} mode:\n{}",
             target.name(),
             failed.len(),
             failed
@@ -78,6 +90,6 @@ fn d3d9_corpus_shaders_match_the_clamp_oracle() {
     }
     assert!(
         checked > 100,
-        "only {checked} shaders compiled in clamp mode"
+        "only {checked} shaders compiled in {mode} mode"
     );
 }
