@@ -71,20 +71,49 @@ fn legalize_steps(pm: &mut PassManager, m: &mut Module, helpers: bool) -> Result
 /// loop), plus dissolving the loops that never repeat (the inliner's one-trip loops), until
 /// nothing changes (at most four rounds).
 pub fn cleanup(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
-    for _ in 0..4 {
-        let mut changed = false;
-        for pass in [
+    fixpoint(
+        pm,
+        m,
+        &[
+            "dce",
             "const-fold",
             "simplify",
             "gvn",
             "dissolve-loops",
             "cfg-cleanup",
-            "dce",
-        ] {
-            changed |= step(pm, m, pass)?;
-        }
-        if !changed {
-            break;
+        ],
+        4,
+    )
+}
+
+/// Runs `passes` in rounds, in order, until the module is a fixpoint of all of them, or for
+/// at most `max_rounds` rounds.
+///
+/// The loop stops as soon as every pass has run once since the last change and changed
+/// nothing, which may be in the middle of a round: the passes after the last one that changed
+/// the module saw it as it is and left it alone, and the ones before it have now seen it too.
+/// The passes run in exactly the sequence of whole rounds up to that point, so the result is
+/// the module whole rounds would give (their extra runs are no-ops), without the last round's
+/// re-runs of the passes that already saw the final module: the second round usually ends
+/// before the last pass that changed something in the first.
+pub fn fixpoint(
+    pm: &mut PassManager,
+    m: &mut Module,
+    passes: &[&str],
+    max_rounds: usize,
+) -> Result<(), PassError> {
+    // Passes run since the last change without changing anything.
+    let mut quiet = 0;
+    for _ in 0..max_rounds {
+        for pass in passes {
+            if step(pm, m, pass)? {
+                quiet = 0;
+            } else {
+                quiet += 1;
+                if quiet == passes.len() {
+                    return Ok(());
+                }
+            }
         }
     }
     Ok(())
@@ -108,9 +137,10 @@ pub fn optimize(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
         step(pm, m, "unroll")?;
         step(pm, m, "if-convert")?;
     }
-    for _ in 0..4 {
-        let mut changed = false;
-        for pass in [
+    fixpoint(
+        pm,
+        m,
+        &[
             "const-fold",
             "simplify",
             "gvn",
@@ -118,13 +148,9 @@ pub fn optimize(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
             "dissolve-loops",
             "cfg-cleanup",
             "dce",
-        ] {
-            changed |= step(pm, m, pass)?;
-        }
-        if !changed {
-            break;
-        }
-    }
+        ],
+        4,
+    )?;
     if !caps.integers {
         step(pm, m, "int-to-float")?;
         cleanup(pm, m)?;
