@@ -340,15 +340,15 @@ fn remove_unreachable(m: &mut Module, g: &Cfg) -> bool {
         }
         match want {
             Some(term) => {
-                let canonical = data.ops.len() == 2
+                let canonical = g.ops(b).len() == 2
                     && construct_kind(m, label) == Construct::None
                     && data.terminator.is_some_and(|t| *m.op(t) == term);
                 if !canonical {
-                    dead.extend(data.ops[1..].iter().copied());
+                    dead.extend(g.ops(b)[1..].iter().copied());
                     rebuild.push((label, term));
                 }
             }
-            None => dead.extend(data.ops.iter().copied()),
+            None => dead.extend(g.ops(b).iter().copied()),
         }
     }
     if dead.is_empty() && rebuild.is_empty() && !changed {
@@ -423,7 +423,7 @@ fn simplify(m: &mut Module, g: &Cfg) -> bool {
         };
         let h = *h;
         if e == entry
-            || data.ops.len() != 2
+            || g.ops(e).len() != 2
             || m.opcode(t) != OpCode::Branch
             || dirty[idx(e)]
             || dirty[idx(h)]
@@ -528,7 +528,7 @@ fn simplify(m: &mut Module, g: &Cfg) -> bool {
                 let v = Phi::of(m.op(phi)).pairs().next().and_then(|(_, v)| v);
                 replace_phi(m, phi, v);
             }
-            for &d in &g.block(b).ops[1..] {
+            for &d in &g.ops(b)[1..] {
                 if m.is_live(d) {
                     m.move_before(d, t);
                 }

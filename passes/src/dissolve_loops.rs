@@ -511,7 +511,7 @@ fn delete_block(m: &mut Module, cfg: &Cfg, b: Block) {
     for &s in cfg.succs(b) {
         drop_phi_pairs(m, cfg.label(s), label);
     }
-    let ops = &cfg.block(b).ops[1..];
+    let ops = &cfg.ops(b)[1..];
     let set: FxHashSet<SsaDef> = ops.iter().copied().collect();
     for &d in ops {
         let outside = m

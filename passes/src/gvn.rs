@@ -126,7 +126,7 @@ struct Walk {
 impl Walk {
     fn visit(&mut self, m: &mut Module, cfg: &Cfg, b: Block) {
         let mut block_phis: FxHashMap<Op, SsaDef> = FxHashMap::default();
-        for &d in &cfg.block(b).ops[1..] {
+        for &d in &cfg.ops(b)[1..] {
             if !m.is_live(d) {
                 continue;
             }

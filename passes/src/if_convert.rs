@@ -208,7 +208,7 @@ fn analyze(
             "the merge block has other predecessors than the arms".into(),
         ));
     }
-    for &d in &cfg.block(merge).ops {
+    for &d in cfg.ops(merge) {
         if m.opcode(d) == OpCode::Phi {
             if m.ty(d).as_basic().is_none() {
                 return Err((d, "a phi of a non-basic type".into()));
@@ -270,7 +270,8 @@ fn arm(
                 "an arm that does not run straight into the merge block".into(),
             ));
         }
-        for &d in &data.ops[1..data.ops.len() - 1] {
+        let ops = cfg.ops(cur);
+        for &d in &ops[1..ops.len() - 1] {
             match m.opcode(d) {
                 OpCode::Phi => {}
                 o if !is_pure(m, d) => {
@@ -296,7 +297,7 @@ fn apply(m: &mut Module, cfg: &Cfg, b: Block, plan: &Plan) {
     let term = cfg.block(b).terminator.expect("analyzed");
     let mut dead = Vec::new();
     for &a in plan.arms.iter().flatten() {
-        let ops = &cfg.block(a).ops;
+        let ops = cfg.ops(a);
         for &d in &ops[1..ops.len() - 1] {
             if m.opcode(d) == OpCode::Phi {
                 let v = Phi::of(m.op(d)).pairs().next().and_then(|(_, v)| v);
@@ -312,7 +313,7 @@ fn apply(m: &mut Module, cfg: &Cfg, b: Block, plan: &Plan) {
     }
     let [end_t, end_f] = plan.ends;
     let (lt, lf) = (cfg.label(end_t), cfg.label(end_f));
-    for &d in &cfg.block(plan.merge).ops {
+    for &d in cfg.ops(plan.merge) {
         if m.opcode(d) != OpCode::Phi {
             continue;
         }

@@ -312,7 +312,7 @@ impl Analysis<'_> {
         }
         let (ilo, ihi) = init.int()?;
         let mut trips: Option<i64> = None;
-        for &q in &self.cfg.block(header).ops {
+        for &q in self.cfg.ops(header) {
             if q == d || m.opcode(q) != OpCode::Phi {
                 continue;
             }

@@ -139,17 +139,20 @@ fn resource_of(m: &Module, d: SsaDef) -> Option<SsaDef> {
 
 impl State {
     fn new(bound: usize) -> State {
+        // Room for a node per four ids (typical of raw shaders: their phis, selects and
+        // composites) so the per-node lists do not grow one by one.
+        let nodes = bound / 4 + 8;
         State {
             node_of: vec![NONE; bound],
-            defs: Vec::new(),
-            kind: Vec::new(),
-            parent: Vec::new(),
-            src: Vec::new(),
-            con: Vec::new(),
-            link: Vec::new(),
+            defs: Vec::with_capacity(nodes),
+            kind: Vec::with_capacity(nodes),
+            parent: Vec::with_capacity(nodes),
+            src: Vec::with_capacity(nodes),
+            con: Vec::with_capacity(nodes),
+            link: Vec::with_capacity(nodes),
             links: Vec::new(),
-            res: Vec::new(),
-            ty: Vec::new(),
+            res: Vec::with_capacity(nodes),
+            ty: Vec::with_capacity(nodes),
             stores: Vec::new(),
         }
     }

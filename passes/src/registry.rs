@@ -184,7 +184,31 @@ pub static PASSES: &[PassInfo] = &[
     },
 ];
 
-/// The pass with this name.
+/// The pass with this name (one hash lookup: pipelines look their passes up by name at every
+/// step).
 pub fn find(name: &str) -> Option<&'static PassInfo> {
-    PASSES.iter().find(|p| p.name == name)
+    static BY_NAME: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, &'static PassInfo>> =
+        std::sync::OnceLock::new();
+    BY_NAME
+        .get_or_init(|| PASSES.iter().map(|p| (p.name, p)).collect())
+        .get(name)
+        .copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pass_is_found_by_its_unique_name() {
+        for (i, p) in PASSES.iter().enumerate() {
+            assert!(
+                PASSES[..i].iter().all(|q| q.name != p.name),
+                "two passes named {}",
+                p.name
+            );
+            assert!(std::ptr::eq(find(p.name).expect("registered"), p));
+        }
+        assert!(find("no-such-pass").is_none());
+    }
 }

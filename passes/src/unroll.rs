@@ -219,7 +219,7 @@ fn analyze(m: &Module, cfg: &Cfg, dom: &DomTree, h: Block) -> Result<Shape, Stri
     else {
         return Err("merge or continue block missing".into());
     };
-    let hops = &cfg.block(h).ops;
+    let hops = cfg.ops(h);
     let Some(&hterm) = hops.last().filter(|&&t| m.opcode(t) == OpCode::Branch) else {
         return Err("the header does not end in a Branch".into());
     };
@@ -263,7 +263,7 @@ fn analyze(m: &Module, cfg: &Cfg, dom: &DomTree, h: Block) -> Result<Shape, Stri
     else {
         return Err("the header branches nowhere".into());
     };
-    let bops = &cfg.block(body).ops;
+    let bops = cfg.ops(body);
     let Some(&bterm) = bops
         .last()
         .filter(|&&t| m.opcode(t) == OpCode::BranchConditional)
@@ -285,7 +285,7 @@ fn analyze(m: &Module, cfg: &Cfg, dom: &DomTree, h: Block) -> Result<Shape, Stri
     };
     let is_break = |l: SsaDef| {
         cfg.block_of_label(l).filter(|&k| {
-            let ops = &cfg.block(k).ops;
+            let ops = cfg.ops(k);
             !set.contains(&k)
                 && ops.len() == 2
                 && cfg.preds(k) == [body]
@@ -331,7 +331,7 @@ fn analyze(m: &Module, cfg: &Cfg, dom: &DomTree, h: Block) -> Result<Shape, Stri
     if blocks.len() + 1 != set.len() {
         return Err("loop blocks outside the range from the header to the continue block".into());
     }
-    let size = blocks.iter().map(|&b| cfg.block(b).ops.len()).sum();
+    let size = blocks.iter().map(|&b| cfg.ops(b).len()).sum();
     let (pl, cl) = (cfg.label(preheader), cfg.label(cont));
     let mut phis = Vec::new();
     for &d in &hops[1..hops.len() - 1] {
@@ -612,7 +612,7 @@ fn unroll(m: &mut Module, cfg: &Cfg, s: &Shape, trips: u32) {
     let ops: Vec<SsaDef> = s
         .blocks
         .iter()
-        .flat_map(|&b| cfg.block(b).ops.iter().copied())
+        .flat_map(|&b| cfg.ops(b).iter().copied())
         .collect();
     let mut vals: Vec<SsaDef> = s.phis.iter().map(|p| p.1).collect();
     let mut first: Option<SsaDef> = None;
@@ -665,10 +665,10 @@ fn unroll(m: &mut Module, cfg: &Cfg, s: &Shape, trips: u32) {
     let bterm = cfg.block(s.body).terminator.expect("exit test");
     m.rewrite(bterm, branch(cfg.label(s.brk)));
     m.rewrite(body_label, label_none());
-    let mut dead: Vec<SsaDef> = cfg.block(s.header).ops.clone();
+    let mut dead: Vec<SsaDef> = cfg.ops(s.header).to_vec();
     for &b in &s.blocks {
         if b != s.body {
-            dead.extend(cfg.block(b).ops.iter().copied());
+            dead.extend(cfg.ops(b).iter().copied());
         }
     }
     remove_all(m, &dead);

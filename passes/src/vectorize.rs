@@ -126,7 +126,7 @@ pub(crate) struct BlockCx<'c> {
 
 impl<'c> BlockCx<'c> {
     fn new(m: &Module, cfg: &'c Cfg, block: Block) -> Option<BlockCx<'c>> {
-        let ops = &cfg.block(block).ops;
+        let ops = cfg.ops(block);
         let head = ops
             .iter()
             .copied()

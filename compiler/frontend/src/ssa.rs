@@ -102,7 +102,7 @@ impl<'a> Function<'a> {
     /// Walks the function and returns every phi it created.
     fn run(mut self) -> Vec<SsaDef> {
         for b in self.g.blocks() {
-            let ops = self.g.block(b).ops.clone();
+            let ops = self.g.ops(b).to_vec();
             for d in ops {
                 match self.m.opcode(d) {
                     OpCode::TmpStore => {

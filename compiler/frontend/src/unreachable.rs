@@ -77,7 +77,7 @@ fn function(m: &mut Module, g: &Cfg) {
     };
     for &b in &reachable {
         let label = label_of(b);
-        for &d in &g.block(b).ops {
+        for &d in g.ops(b) {
             if m.opcode(d) != OpCode::Phi {
                 continue;
             }
@@ -102,7 +102,7 @@ fn function(m: &mut Module, g: &Cfg) {
     let mut dead_ops: Vec<SsaDef> = Vec::new();
     for b in g.blocks().filter(|b| !reachable.contains(b)) {
         let kept = keep.iter().any(|(k, _)| *k == b);
-        let ops = &g.block(b).ops;
+        let ops = g.ops(b);
         dead_ops.extend(ops.iter().copied().filter(|&d| !(kept && d == g.label(b))));
     }
     remove_ops(m, &dead_ops);

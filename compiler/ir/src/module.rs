@@ -65,7 +65,7 @@ pub enum BuildError {
 }
 
 /// A DXBC-IR module.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct Module {
     ops: PrimaryMap<SsaDef, Op>,
     nodes: SecondaryMap<SsaDef, Node>,
@@ -75,9 +75,36 @@ pub struct Module {
     constants: FxHashMap<Op, SsaDef>,
 }
 
+/// A copy is made to be transformed (a pipeline runs on it): it gets room for the ops passes
+/// add ([`Module::reserve_growth`]), as a module read from bytes does.
+impl Clone for Module {
+    fn clone(&self) -> Module {
+        let mut m = Module {
+            ops: self.ops.clone(),
+            nodes: self.nodes.clone(),
+            uses: self.uses.clone(),
+            decls: self.decls,
+            code: self.code,
+            constants: self.constants.clone(),
+        };
+        m.reserve_growth();
+        m
+    }
+}
+
 impl Module {
     pub fn new() -> Module {
         Module::default()
+    }
+
+    /// Makes room for half as many new ops again as there are ids (plus a few), so that the
+    /// first ops a pass adds do not copy the whole op table to grow it (one copy per module and
+    /// pipeline, a few percent of a small shader's legalization).
+    pub fn reserve_growth(&mut self) {
+        let bound = self.ops.len() + self.ops.len() / 2 + 16;
+        self.ops.reserve(bound - self.ops.len());
+        self.nodes.resize(bound);
+        self.uses.reserve_ids(bound);
     }
 
     /// Empties the module, keeping allocations.
@@ -110,17 +137,11 @@ impl Module {
             .map(|(d, _)| d.index() + 1)
             .max()
             .unwrap_or(0);
-        m.ops.reserve(bound);
-        if bound > 0 {
-            let last = SsaDef::new(bound - 1);
-            m.nodes.resize(bound);
-            m.uses.reserve_ids(bound);
-            // Touch the last entry so the map is sized once, not grown step by step.
-            let _ = &m.nodes[last];
-        }
+        m.ops.reserve(bound + bound / 2 + 16);
         for _ in 0..bound {
             m.ops.push(Op::new(OpCode::Unknown, Type::void()));
         }
+        m.reserve_growth();
         let mut seen_code = false;
         for (def, op) in entries {
             if m.nodes[def].linked {
@@ -390,6 +411,17 @@ impl Module {
     /// debug or semantic op, which is removed with it).
     pub fn remove(&mut self, d: SsaDef) {
         assert!(self.is_live(d), "remove of removed op {d}");
+        if !self.uses.get(d).is_empty() {
+            self.remove_meta_users(d);
+        }
+        self.unregister(d);
+        self.uses.clear_of(d);
+        self.unlink(d);
+        self.ops[d] = Op::new(OpCode::Unknown, Type::void());
+    }
+
+    /// Removes the debug and semantic ops naming `d`; panics on any other live user.
+    fn remove_meta_users(&mut self, d: SsaDef) {
         let users: SmallVec<[SsaDef; 4]> = self.uses.get(d).iter().copied().collect();
         for u in users {
             if u == d || !self.is_live(u) {
@@ -403,10 +435,6 @@ impl Module {
             );
             self.remove(u);
         }
-        self.unregister(d);
-        self.uses.clear_of(d);
-        self.unlink(d);
-        self.ops[d] = Op::new(OpCode::Unknown, Type::void());
     }
 
     /// Moves `d` to right before `at` (same section).
@@ -454,8 +482,14 @@ impl Module {
                 self.uses.remove_one(t, d);
             }
         }
-        if self.ops[d].opcode.is_constant_like() && self.constants.get(&self.ops[d]) == Some(&d) {
-            self.constants.remove(&self.ops[d]);
+        if self.ops[d].opcode.is_constant_like() {
+            // One hash lookup: take the entry out, put it back in the rare case that it names
+            // another op (a duplicate that `add` did not merge).
+            if let Some(e) = self.constants.remove(&self.ops[d]) {
+                if e != d {
+                    self.constants.insert(self.ops[d].clone(), e);
+                }
+            }
         }
     }
 

@@ -196,7 +196,7 @@ impl Lower<'_> {
         self.output_variables(cfg, &body)?;
         // Merge registers, and the values of the edges from the header straight to the merge.
         let mut phis = Vec::new();
-        for &d in &cfg.block(merge).ops {
+        for &d in cfg.ops(merge) {
             if self.m.opcode(d) == OpCode::Phi {
                 let w = super::io::flat_size(&self.m.op(d).ty).unwrap_or(0).min(64) as u8;
                 if w == 0 || w > 4 {
@@ -305,7 +305,7 @@ impl Lower<'_> {
     /// Lowers, before the conditional, the quad ops of `body` whose operands are known.
     fn hoist_quad_ops(&mut self, cfg: &Cfg, body: &[Block]) -> Result<(), Diagnostic> {
         for &blk in body {
-            for &d in &cfg.block(blk).ops {
+            for &d in cfg.ops(blk) {
                 let op = self.m.op(d);
                 let operands: Vec<Option<SsaDef>> = match op.opcode {
                     OpCode::ImageSample => {
@@ -333,7 +333,7 @@ impl Lower<'_> {
     /// Makes every output stored in `body` a variable (see the module doc).
     fn output_variables(&mut self, cfg: &Cfg, body: &[Block]) -> Result<(), Diagnostic> {
         for &blk in body {
-            for &d in &cfg.block(blk).ops {
+            for &d in cfg.ops(blk) {
                 if self.m.opcode(d) != OpCode::OutputStore {
                     continue;
                 }

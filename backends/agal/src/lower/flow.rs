@@ -73,8 +73,8 @@ impl Lower<'_> {
             };
             flow.blocks.insert(b, pred);
             self.pred = pred;
-            let data = cfg.block(b).clone();
-            for &d in &data.ops {
+            let ops = cfg.ops(b).to_vec();
+            for &d in &ops {
                 match self.m.opcode(d) {
                     OpCode::Phi if self.branches => {
                         if !self.values.contains_key(&d) {

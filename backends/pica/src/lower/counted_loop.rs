@@ -80,8 +80,7 @@ impl Lower<'_> {
         }
         let hdata = cfg.block(h);
         let non_phi = |b: Block| {
-            cfg.block(b)
-                .ops
+            cfg.ops(b)
                 .iter()
                 .copied()
                 .filter(|&d| !matches!(m.opcode(d), OpCode::Label | OpCode::Phi))
@@ -103,8 +102,7 @@ impl Lower<'_> {
         if m.opcode(tt) != OpCode::BranchConditional
             || (test_block != h
                 && cfg
-                    .block(test_block)
-                    .ops
+                    .ops(test_block)
                     .iter()
                     .any(|&d| m.opcode(d) == OpCode::Phi))
         {
@@ -167,11 +165,7 @@ impl Lower<'_> {
         }
         // Other exits must not feed the merge block's phis (their copies precede their
         // BREAKC; the exit edge's are made after the loop and would overwrite them).
-        let merge_has_phis = cfg
-            .block(merge)
-            .ops
-            .iter()
-            .any(|&d| m.opcode(d) == OpCode::Phi);
+        let merge_has_phis = cfg.ops(merge).iter().any(|&d| m.opcode(d) == OpCode::Phi);
         if merge_has_phis && cfg.preds(merge).iter().any(|&p| p != exit_from) {
             return None;
         }

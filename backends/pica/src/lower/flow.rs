@@ -129,7 +129,7 @@ impl Lower<'_> {
         b: Block,
         skip: Option<SsaDef>,
     ) -> Result<(), Diagnostic> {
-        for &d in &cfg.block(b).ops {
+        for &d in cfg.ops(b) {
             match self.m.opcode(d) {
                 OpCode::Label
                 | OpCode::Phi
@@ -161,7 +161,7 @@ impl Lower<'_> {
             cop.opcode,
             OpCode::FLt | OpCode::FLe | OpCode::FGt | OpCode::FGe | OpCode::FEq | OpCode::FNe
         );
-        if !is_cmp || flat_size(&cop.ty) != Some(1) || !cfg.block(b).ops.contains(&c) {
+        if !is_cmp || flat_size(&cop.ty) != Some(1) || !cfg.ops(b).contains(&c) {
             return None;
         }
         let uses = m
@@ -234,8 +234,8 @@ impl Lower<'_> {
         };
         self.m.opcode(t) == OpCode::Branch
             && cfg.block_of_label(Branch::of(self.m.op(t)).target().unwrap_or(t)) == Some(target)
-            && data
-                .ops
+            && cfg
+                .ops(b)
                 .iter()
                 .all(|&d| matches!(self.m.opcode(d), OpCode::Label | OpCode::Branch))
     }
@@ -450,7 +450,7 @@ impl Lower<'_> {
         let m = self.m;
         let from_label = cfg.block(from).label;
         let mut moves: Vec<(SsaDef, Comps)> = Vec::new();
-        for &d in &cfg.block(to).ops {
+        for &d in cfg.ops(to) {
             if m.opcode(d) != OpCode::Phi || self.counted_skip.contains(&d) {
                 continue;
             }
@@ -565,7 +565,7 @@ impl Lower<'_> {
             .code()
             .filter(|&u| m.op(u).operands.iter().any(|o| o.as_ref() == Some(d)));
         let p = uses.next()?;
-        if uses.next().is_some() || m.opcode(p) != OpCode::Phi || !cfg.block(to).ops.contains(&p) {
+        if uses.next().is_some() || m.opcode(p) != OpCode::Phi || !cfg.ops(to).contains(&p) {
             return None;
         }
         Some((p, to))

@@ -45,7 +45,7 @@ pub(super) fn candidates(m: &Module, cfg: &Cfg) -> FxHashSet<SsaDef> {
     let mut reach: FxHashMap<SsaDef, usize> = FxHashMap::default();
     let ops: Vec<SsaDef> = cfg
         .blocks()
-        .flat_map(|b| cfg.block(b).ops.iter().copied())
+        .flat_map(|b| cfg.ops(b).iter().copied())
         .collect();
     for &d in ops.iter().rev() {
         if !recomputable(m, d) {

@@ -94,8 +94,8 @@ pub struct BlockData {
     pub label: SsaDef,
     /// The terminator, or `None` if the block runs into the next `Label` or the function end.
     pub terminator: Option<SsaDef>,
-    /// Every op of the block in order, the label and terminator included.
-    pub ops: Vec<SsaDef>,
+    /// The block's ops ([`Cfg::ops`]): this range of the CFG's op list.
+    ops: std::ops::Range<u32>,
     /// Distinct successor blocks in operand order of the terminator.
     pub succs: SmallVec<[Block; 2]>,
     /// Distinct predecessor blocks in program order.
@@ -107,6 +107,9 @@ pub struct BlockData {
 pub struct Cfg {
     function: FunctionRange,
     blocks: PrimaryMap<Block, BlockData>,
+    /// The ops of all blocks, block after block (a block is a contiguous run of the body): one
+    /// list for the whole function instead of one allocation per block.
+    ops: Vec<SsaDef>,
     /// The block of each op inside a block (a dense map over the module's ids: one slot store per
     /// op instead of a hash insert, as the CFG is rebuilt after every control-flow change).
     block_of: SecondaryMap<SsaDef, PackedOption<Block>>,
@@ -119,6 +122,8 @@ impl Cfg {
         let mut cfg = Cfg {
             function: f,
             blocks: PrimaryMap::new(),
+            // The whole code is an upper bound of one function's body: one allocation.
+            ops: Vec::with_capacity(m.len() - m.declaration_count()),
             block_of: SecondaryMap::new(),
             stray: Vec::new(),
         };
@@ -127,14 +132,15 @@ impl Cfg {
         for d in f.body(m) {
             let opcode = m.opcode(d);
             if opcode == OpCode::Label {
-                // Room for a typical block up front: growing from one slot reallocates
-                // several times per block, and the CFG is rebuilt often.
-                let mut ops = Vec::with_capacity(16);
-                ops.push(d);
+                if let Some(open) = cur {
+                    cfg.blocks[open].ops.end = cfg.ops.len() as u32;
+                }
+                let start = cfg.ops.len() as u32;
+                cfg.ops.push(d);
                 let b = cfg.blocks.push(BlockData {
                     label: d,
                     terminator: None,
-                    ops,
+                    ops: start..start + 1,
                     succs: SmallVec::new(),
                     preds: SmallVec::new(),
                 });
@@ -144,15 +150,19 @@ impl Cfg {
             }
             match cur {
                 Some(b) => {
-                    cfg.blocks[b].ops.push(d);
+                    cfg.ops.push(d);
                     cfg.block_of[d] = b.into();
                     if opcode.is_terminator() {
                         cfg.blocks[b].terminator = Some(d);
+                        cfg.blocks[b].ops.end = cfg.ops.len() as u32;
                         cur = None;
                     }
                 }
                 None => cfg.stray.push(d),
             }
+        }
+        if let Some(open) = cur {
+            cfg.blocks[open].ops.end = cfg.ops.len() as u32;
         }
         let keys: Vec<Block> = cfg.blocks.keys().collect();
         for b in keys {
@@ -197,6 +207,11 @@ impl Cfg {
     /// The data of a block.
     pub fn block(&self, b: Block) -> &BlockData {
         &self.blocks[b]
+    }
+    /// Every op of a block in order, the label and terminator included.
+    pub fn ops(&self, b: Block) -> &[SsaDef] {
+        let r = &self.blocks[b].ops;
+        &self.ops[r.start as usize..r.end as usize]
     }
     /// The `Label` of a block.
     pub fn label(&self, b: Block) -> SsaDef {

@@ -33,6 +33,14 @@ impl DomTree {
     pub fn compute(cfg: &Cfg) -> DomTree {
         let mut t = DomTree::default();
         let Some(entry) = cfg.entry() else { return t };
+        if cfg.len() == 1 {
+            // Straight-line code (most shaders): the entry alone, no graph to build.
+            t.reachable[entry] = true;
+            t.pre[entry] = 0;
+            t.post[entry] = 1;
+            t.rpo.push(entry);
+            return t;
+        }
         let mut g: DiGraph<(), (), u32> = DiGraph::with_capacity(cfg.len(), cfg.len() * 2);
         for _ in cfg.blocks() {
             g.add_node(());
@@ -134,4 +142,75 @@ fn reverse_post_order(cfg: &Cfg, entry: Block) -> Vec<Block> {
     }
     post.reverse();
     post
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::cfg::functions;
+
+    fn tree(src: &str) -> (Cfg, DomTree) {
+        let m = crate::text::parse(src).expect("parse");
+        let f = functions(&m)[0];
+        let cfg = Cfg::build(&m, f);
+        let t = DomTree::compute(&cfg);
+        (cfg, t)
+    }
+
+    fn b(i: usize) -> Block {
+        Block::new(i)
+    }
+
+    #[test]
+    fn straight_line_code_is_the_entry_alone() {
+        let (_, t) = tree(
+            "%1 = EntryPoint %2 Vertex\n%2 = Function\n%3 = Label None\n%4 = Return\n\
+             %5 = FunctionEnd\n",
+        );
+        assert!(t.is_reachable(b(0)));
+        assert_eq!(t.idom(b(0)), None);
+        assert!(t.children(b(0)).is_empty());
+        assert!(t.dominates(b(0), b(0)));
+        assert!(!t.strictly_dominates(b(0), b(0)));
+        assert_eq!(t.reverse_post_order(), &[b(0)]);
+    }
+
+    #[test]
+    fn diamond_loop_and_unreachable_block() {
+        // 0 → {1, 2} → 3 (loop header) ⇄ 4 (body), 3 → 5 (exit); 6 is unreachable.
+        let (cfg, t) = tree(
+            "%1 = EntryPoint %2 Vertex\n%9 = bool Constant true\n%2 = Function\n\
+             %10 = Label %13 StructuredSelection\n%20 = BranchConditional %9 %11 %12\n\
+             %11 = Label None\n%21 = Branch %13\n\
+             %12 = Label None\n%22 = Branch %13\n\
+             %13 = Label %15 %14 StructuredLoop\n%23 = BranchConditional %9 %14 %15\n\
+             %14 = Label None\n%24 = Branch %13\n\
+             %15 = Label None\n%25 = Return\n\
+             %16 = Label None\n%26 = Branch %15\n\
+             %30 = FunctionEnd\n",
+        );
+        assert_eq!(cfg.len(), 7);
+        assert_eq!(t.idom(b(1)), Some(b(0)));
+        assert_eq!(t.idom(b(2)), Some(b(0)));
+        assert_eq!(
+            t.idom(b(3)),
+            Some(b(0)),
+            "the join is dominated by the fork only"
+        );
+        assert_eq!(t.idom(b(4)), Some(b(3)));
+        assert_eq!(t.idom(b(5)), Some(b(3)));
+        assert!(!t.is_reachable(b(6)));
+        assert_eq!(t.idom(b(6)), None);
+        assert!(t.dominates(b(3), b(4)) && !t.dominates(b(4), b(3)));
+        assert!(!t.dominates(b(1), b(3)) && !t.dominates(b(2), b(5)));
+        assert!(
+            t.dominates(b(1), b(6)),
+            "every block dominates an unreachable one"
+        );
+        let rpo = t.reverse_post_order();
+        assert_eq!(rpo.len(), 6);
+        assert_eq!(rpo[0], b(0));
+        let at = |x: Block| rpo.iter().position(|&y| y == x).expect("in rpo");
+        assert!(at(b(1)) < at(b(3)) && at(b(2)) < at(b(3)) && at(b(3)) < at(b(4)));
+    }
 }

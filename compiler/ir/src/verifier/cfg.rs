@@ -62,7 +62,7 @@ pub(super) fn check_function(cx: &mut Ctx<'_>, f: FunctionRange) {
             }
         }
         let mut seen_non_phi = false;
-        for &d in &cfg.block(b).ops[1..] {
+        for &d in &cfg.ops(b)[1..] {
             if m.opcode(d) == OpCode::Phi {
                 if seen_non_phi {
                     cx.err(d, "Phi after a non-Phi op of its block");

@@ -82,14 +82,14 @@ impl Flow {
                             && Branch::of(m.op(t)).target() == Some(data.label)
                     })
             });
-            let has_phi = data.ops.iter().any(|&d| m.opcode(d) == OpCode::Phi);
+            let has_phi = cfg.ops(b).iter().any(|&d| m.opcode(d) == OpCode::Phi);
             if !falls_into || has_phi || f.groups.is_empty() {
                 f.groups.push(Vec::new());
             }
             let g = f.groups.len() - 1;
             f.groups[g].push(b);
             f.label_block.insert(data.label, g);
-            for &d in &data.ops {
+            for &d in cfg.ops(b) {
                 f.def_block.insert(d, g);
             }
             prev = Some(b);
@@ -148,7 +148,7 @@ impl Lower<'_> {
             let mut end = None;
             for &b in group {
                 let data = cfg.block(b);
-                for &d in &data.ops {
+                for &d in cfg.ops(b) {
                     if Some(d) != data.terminator {
                         self.lower_op(d)?;
                     }

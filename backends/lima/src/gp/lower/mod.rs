@@ -204,7 +204,7 @@ pub fn lower(m: &Module, layout: Option<&[VaryingBinding]>) -> Result<Lowered, D
     l.declare(&mut reflection, layout)?;
     let all_ops: Vec<SsaDef> = cfg
         .blocks()
-        .flat_map(|b| cfg.block(b).ops.iter().copied())
+        .flat_map(|b| cfg.ops(b).iter().copied())
         .collect();
     l.rel = l.scan_relative(&all_ops)?;
     let (viewport, point_size) = l.lower_blocks(&cfg)?;

@@ -179,7 +179,7 @@ impl<'a> Lower<'a> {
         let blocks: Vec<IrBlock> = self.cfg.blocks().collect();
         // Phi registers first: values may flow around loops.
         for &b in &blocks {
-            for &d in &self.cfg.block(b).ops {
+            for &d in self.cfg.ops(b) {
                 if self.m.opcode(d) == OpCode::Phi {
                     let n = io::flat_size(self.m.ty(d))
                         .filter(|&n| (1..=4).contains(&n))
@@ -198,7 +198,7 @@ impl<'a> Lower<'a> {
             if i == 0 {
                 self.prologue();
             }
-            let ops = self.cfg.block(b).ops.clone();
+            let ops = self.cfg.ops(b).to_vec();
             for &d in &ops {
                 self.lower_op(d)?;
             }
@@ -349,8 +349,7 @@ impl<'a> Lower<'a> {
         for (si, &b) in blocks.iter().enumerate() {
             let phis: Vec<SsaDef> = self
                 .cfg
-                .block(b)
-                .ops
+                .ops(b)
                 .iter()
                 .copied()
                 .filter(|&d| self.m.opcode(d) == OpCode::Phi)
