@@ -221,6 +221,15 @@ fn splat(m: &mut Module, ty: &Type, bits: u64) -> Option<SsaDef> {
     make_constant(m, ty, &Value::from_components(c))
 }
 
+/// The constants of type `ty` holding `a` and `b`, made only when both can be: a rule that
+/// needs two constants must not leave the first behind when the second fails (an unused
+/// constant made on every run keeps the clean-up loop from ever settling).
+fn constant_pair(m: &mut Module, ty: &Type, a: &Value, b: &Value) -> Option<(SsaDef, SsaDef)> {
+    irc_arith::eval::constant_literals(ty, a)?;
+    irc_arith::eval::constant_literals(ty, b)?;
+    Some((make_constant(m, ty, a)?, make_constant(m, ty, b)?))
+}
+
 /// Constant `x` with every component mapped through `f` (float components).
 fn map_const(m: &mut Module, x: SsaDef, f: impl Fn(Scalar) -> Option<Scalar>) -> Option<SsaDef> {
     let c: SmallVec<[Scalar; 4]> = comps(m, x)?.into_iter().map(f).collect::<Option<_>>()?;
@@ -785,15 +794,14 @@ fn distribute_over_select(m: &mut Module, op: &Op) -> Option<Action> {
     let (c, t, f) = (select.cond()?, select.if_true()?, select.if_false()?);
     let (kt, kf) = (const_value(m, t)?, const_value(m, f)?);
     let modes = irc_arith::FpModes::of_module(m);
-    let mut arm = |k: Value| -> Option<SsaDef> {
+    let arm = |k: Value| -> Option<Value> {
         let mut vals: SmallVec<[Value; 4]> = SmallVec::new();
         for (i, a) in args.iter().enumerate() {
             vals.push(if i == at { k.clone() } else { a.clone()? });
         }
-        let v = irc_arith::eval::fold_in(op, &vals, &op.ty, &modes)?;
-        make_constant(m, &op.ty, &v)
+        irc_arith::eval::fold_in(op, &vals, &op.ty, &modes)
     };
-    let (t, f) = (arm(kt)?, arm(kf)?);
+    let (t, f) = constant_pair(m, &op.ty, &arm(kt)?, &arm(kf)?)?;
     let o = Op::new(OpCode::Select, op.ty.clone())
         .with_flags(op.flags)
         .arg(c)
@@ -819,18 +827,14 @@ fn splatted_select(m: &mut Module, d: SsaDef) -> Option<Action> {
     if m.ty(c) != &Type::scalar(irc_ir::ScalarType::Bool) || usize::from(n) != parts.len() {
         return None;
     }
-    let splat_of = |m: &mut Module, k: SsaDef| -> Option<SsaDef> {
-        let v = const_value(m, k)?;
-        let Value::Scalar(s) = v else {
+    let splat_of = |k: SsaDef| -> Option<Value> {
+        let Value::Scalar(s) = const_value(m, k)? else {
             return None;
         };
-        make_constant(
-            m,
-            &op.ty,
-            &Value::from_components((0..n).map(|_| s).collect()),
-        )
+        Some(Value::from_components((0..n).map(|_| s).collect()))
     };
-    let (kt, kf) = (splat_of(m, t)?, splat_of(m, f)?);
+    let (vt, vf) = (splat_of(t)?, splat_of(f)?);
+    let (kt, kf) = constant_pair(m, &op.ty, &vt, &vf)?;
     let mut cond = Op::new(
         OpCode::CompositeConstruct,
         Type::vector(irc_ir::ScalarType::Bool, n),

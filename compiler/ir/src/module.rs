@@ -350,6 +350,12 @@ impl Module {
             Section::of(op.opcode),
             "rewrite of {d} would move it between declarations and code"
         );
+        let constant = self.ops[d].opcode.is_constant_like() || op.opcode.is_constant_like();
+        if !constant && self.ops[d].operands == op.operands {
+            // Same references: the use lists stay as they are.
+            self.ops[d] = op;
+            return;
+        }
         self.unregister(d);
         self.ops[d] = op;
         self.register(d);
@@ -375,16 +381,24 @@ impl Module {
 
     /// Sets the flags of `d`.
     pub fn set_flags(&mut self, d: SsaDef, flags: crate::OpFlags) {
-        let mut op = self.ops[d].clone();
-        op.flags = flags;
-        self.rewrite(d, op);
+        if self.ops[d].opcode.is_constant_like() {
+            let mut op = self.ops[d].clone();
+            op.flags = flags;
+            self.rewrite(d, op);
+        } else {
+            self.ops[d].flags = flags;
+        }
     }
 
     /// Sets the result type of `d`.
     pub fn set_type(&mut self, d: SsaDef, ty: Type) {
-        let mut op = self.ops[d].clone();
-        op.ty = ty;
-        self.rewrite(d, op);
+        if self.ops[d].opcode.is_constant_like() {
+            let mut op = self.ops[d].clone();
+            op.ty = ty;
+            self.rewrite(d, op);
+        } else {
+            self.ops[d].ty = ty;
+        }
     }
 
     /// Makes every operand that references `old` reference `new` instead.
