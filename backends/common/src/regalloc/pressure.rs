@@ -21,7 +21,7 @@
 //! remaining excess only costs another round. Time and memory are linear in the number of
 //! (over-full step, live value) pairs, plus a logarithmic heap factor.
 
-use super::liveness::{liveness, Event, Scanner};
+use super::liveness::{liveness, Event, Liveness, Scanner};
 use super::{Program, RegFile, VReg};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -35,12 +35,21 @@ pub fn pressure_spills(
     program: &Program,
     spillable: impl Fn(VReg) -> bool,
 ) -> Option<Vec<VReg>> {
+    pressure_spills_with(file, program, &liveness(program), spillable)
+}
+
+/// [`pressure_spills`] with the program's [`liveness()`] already computed.
+pub fn pressure_spills_with(
+    file: &RegFile,
+    program: &Program,
+    live: &Liveness,
+    spillable: impl Fn(VReg) -> bool,
+) -> Option<Vec<VReg>> {
     let cap = u32::from(file.registers) * u32::from(file.lanes);
     let n = program.vregs.len();
     let eligible: Vec<bool> = (0..n)
         .map(|i| program.vregs[i].spill_cost.is_finite() && spillable(VReg(i as u32)))
         .collect();
-    let live = liveness(program);
     let mut scan = Scanner::new(n);
     let mut excess: Vec<u32> = Vec::new();
     // Per value: the over-full steps where spilling it frees lanes, and how many.
