@@ -54,6 +54,8 @@ pub fn pressure_spills_with(
     let mut excess: Vec<u32> = Vec::new();
     // Per value: the over-full steps where spilling it frees lanes, and how many.
     let mut frees: Vec<Vec<(u32, u8)>> = vec![Vec::new(); n];
+    // Per value: the last over-full step whose point accesses it.
+    let mut accessed_at: Vec<u32> = vec![u32::MAX; n];
     for (b, block) in program.blocks.iter().enumerate() {
         scan.run(program, b, live.live_out(b), |event| {
             let pressure = event.pressure();
@@ -66,13 +68,17 @@ pub fn pressure_spills_with(
             };
             let step = excess.len() as u32;
             excess.push(pressure - cap);
-            let accessed = |v: u32| {
-                point
-                    .and_then(|p| block.points.get(p))
-                    .is_some_and(|pt| pt.uses.iter().chain(pt.defs.iter()).any(|a| a.vreg.0 == v))
-            };
+            // Mark the point's vregs with this step (one pass over its accesses, not one per
+            // live value).
+            if let Some(pt) = point.and_then(|p| block.points.get(p)) {
+                for a in pt.uses.iter().chain(pt.defs.iter()) {
+                    if let Some(m) = accessed_at.get_mut(a.vreg.index()) {
+                        *m = step;
+                    }
+                }
+            }
             for &v in set.members() {
-                if eligible[v as usize] && !accessed(v) {
+                if eligible[v as usize] && accessed_at[v as usize] != step {
                     let lanes = set.mask(VReg(v)).count_ones() as u8;
                     frees[v as usize].push((step, lanes));
                 }
