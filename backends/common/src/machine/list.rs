@@ -7,8 +7,12 @@
 //! critical-path height, then program order. Only the `window` earliest unscheduled ops (in
 //! program order) are candidates, which keeps live ranges close to the source's: a wide window
 //! packs more, a narrow one needs fewer registers (the spill driver tries several).
+//!
+//! The dependence graph and the priority order do not depend on the window: [`Priorities`]
+//! holds them, so that a caller trying several windows on one block builds them once
+//! ([`list_schedule_with`]).
 
-use super::deps::deps;
+use super::deps::{deps, Deps};
 use super::MachOp;
 
 /// An instruction being filled.
@@ -19,6 +23,43 @@ pub trait Bundle<O>: Default {
     fn is_empty(&self) -> bool;
 }
 
+/// The window-independent part of scheduling one block: its dependence graph, and the
+/// position of every op in the priority order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Priorities {
+    deps: Deps,
+    rank: Vec<u32>,
+}
+
+impl Priorities {
+    /// The dependence graph of `ops` and their order: `urgent` ones first, then by decreasing
+    /// height, then program order.
+    pub fn new<O: MachOp>(ops: &[O], urgent: impl Fn(&O) -> bool) -> Priorities {
+        let deps = deps(ops);
+        let n = ops.len();
+        let mut order: Vec<(bool, std::cmp::Reverse<u32>, u32)> = (0..n)
+            .map(|i| {
+                (
+                    !urgent(&ops[i]),
+                    std::cmp::Reverse(deps.height[i]),
+                    i as u32,
+                )
+            })
+            .collect();
+        order.sort_unstable();
+        let mut rank = vec![0u32; n];
+        for (r, &(_, _, i)) in order.iter().enumerate() {
+            rank[i as usize] = r as u32;
+        }
+        Priorities { deps, rank }
+    }
+
+    /// The dependence graph.
+    pub fn deps(&self) -> &Deps {
+        &self.deps
+    }
+}
+
 /// Schedules `ops` into bundles; returns them and the bundle index of every op. Fails with
 /// the index of an op that does not fit even an empty bundle.
 pub fn list_schedule<O: MachOp, B: Bundle<O>>(
@@ -26,20 +67,24 @@ pub fn list_schedule<O: MachOp, B: Bundle<O>>(
     window: usize,
     urgent: impl Fn(&O) -> bool,
 ) -> Result<(Vec<B>, Vec<usize>), usize> {
-    let d = deps(ops);
+    list_schedule_with(ops, &Priorities::new(ops, urgent), window)
+}
+
+/// [`list_schedule`] with the block's [`Priorities`] already built (from the same `ops`).
+pub fn list_schedule_with<O, B: Bundle<O>>(
+    ops: &[O],
+    prio: &Priorities,
+    window: usize,
+) -> Result<(Vec<B>, Vec<usize>), usize> {
+    let d = &prio.deps;
+    let rank = &prio.rank;
     let n = ops.len();
     let mut at = vec![usize::MAX; n];
     let mut bundles: Vec<B> = Vec::new();
     let mut done = 0;
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| (!urgent(&ops[i]), std::cmp::Reverse(d.height[i]), i));
-    // Position of every op in the priority order: each bundle offers the window's unplaced
-    // ops sorted by it (the same order as walking `order`, in O(window log window) instead of
-    // O(n) per bundle, so that long blocks schedule in near-linear time).
-    let mut rank = vec![0usize; n];
-    for (r, &i) in order.iter().enumerate() {
-        rank[i] = r;
-    }
+    // Each bundle offers the window's unplaced ops sorted by rank (the same order as walking
+    // the whole priority order, in O(window log window) instead of O(n) per bundle, so that
+    // long blocks schedule in near-linear time).
     let mut first = 0;
     let mut candidates: Vec<usize> = Vec::with_capacity(window.max(1));
     while done < n {
@@ -53,7 +98,7 @@ pub fn list_schedule<O: MachOp, B: Bundle<O>>(
         candidates.extend((first..limit).filter(|&i| at[i] == usize::MAX));
         candidates.sort_unstable_by_key(|&i| rank[i]);
         for &i in &candidates {
-            if d.preds[i].iter().any(|&p| at[p] >= k) {
+            if d.preds(i).iter().any(|&p| at[p as usize] >= k) {
                 continue;
             }
             if bundle.try_place(&ops[i]) {

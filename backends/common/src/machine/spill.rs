@@ -122,7 +122,9 @@ where
         for &attempt in tries {
             let schedule = p.schedule(attempt)?;
             let program = p.describe(&schedule);
-            let over = regalloc::pressure_spills(file, &program, |v| strategy.spillable(p, v));
+            let live = regalloc::liveness(&program);
+            let over =
+                regalloc::pressure_spills_with(file, &program, &live, |v| strategy.spillable(p, v));
             match over {
                 Some(picks) if !picks.is_empty() => {
                     let next = attempts.retry.first() == Some(&attempt);
@@ -143,7 +145,7 @@ where
                 }
                 _ => {}
             }
-            match regalloc::allocate(file, &program) {
+            match regalloc::allocate_with(file, &program, &live) {
                 Ok(allocation) => {
                     return Ok(Allocated {
                         schedule,

@@ -39,6 +39,7 @@
 
 use super::interference::mirror;
 use super::{AllocFailure, Allocation, Interference, Loc, Program, RegFile, VReg};
+use std::cell::OnceCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -103,10 +104,29 @@ fn forbidden(s: u16, lane: u8) -> u8 {
     (s >> (7 - lane)) as u8
 }
 
-/// The lane offsets of a mask, ascending.
-fn bits(mask: u8) -> impl Iterator<Item = u8> {
-    (0..8u8).filter(move |&i| mask & (1 << i) != 0)
+/// Placements of a vreg with first lanes `ov` that a neighbour with first lanes `on` and edge
+/// mask `s` (= S(vreg, neighbour)) can block, at worst.
+fn weight(ov: u8, on: u8, s: u16) -> u8 {
+    let mut worst = 0;
+    let mut rest = on;
+    while rest != 0 {
+        let lane = rest.trailing_zeros() as u8;
+        rest &= rest - 1;
+        worst = worst.max(POPCOUNT[usize::from(forbidden(s, lane) & ov)]);
+    }
+    worst
 }
+
+/// Set bits of every byte (the default x86-64 target has no popcount instruction).
+const POPCOUNT: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = (i as u8).count_ones() as u8;
+        i += 1;
+    }
+    t
+};
 
 #[derive(Debug)]
 struct Colorer<'a> {
@@ -121,6 +141,14 @@ struct Colorer<'a> {
     longest_free: [u8; 256],
     /// Registers occupied by fixed vregs: highest index + 1.
     fixed_regs: u32,
+    /// The two greedy orders (independent of the register cap, so sorted once per graph).
+    greedy: [OnceCell<Vec<u32>>; 2],
+    /// Per edge `v → n` (indexed like [`Interference::adjacency`]): the placements of `v` that
+    /// `n` can block, and of `n` that `v` can block (see [`weight`]); computed once, as every
+    /// search's simplify needs them.
+    weights: Vec<(u8, u8)>,
+    /// Per vreg: the sum of its edges' first weights.
+    weight_sums: Vec<u32>,
 }
 
 impl<'a> Colorer<'a> {
@@ -165,7 +193,32 @@ impl<'a> Colorer<'a> {
             offsets,
             longest_free,
             fixed_regs,
+            greedy: [OnceCell::new(), OnceCell::new()],
+            weights: Vec::new(),
+            weight_sums: Vec::new(),
         }
+        .with_weights()
+    }
+
+    /// Fills [`Colorer::weights`] and [`Colorer::weight_sums`].
+    fn with_weights(mut self) -> Colorer<'a> {
+        let (adj, shift) = self.graph.adjacency();
+        let mut weights = vec![(0, 0); adj.len()];
+        let mut sums = vec![0u32; self.program.vregs.len()];
+        for &v in &self.nodes {
+            let ov = self.offsets[v as usize];
+            let mut sum = 0;
+            for k in self.graph.edge_range(VReg(v)) {
+                let on = self.offsets[adj[k].index()];
+                let w = (weight(ov, on, shift[k]), weight(on, ov, mirror(shift[k])));
+                sum += u32::from(w.0);
+                weights[k] = w;
+            }
+            sums[v as usize] = sum;
+        }
+        self.weights = weights;
+        self.weight_sums = sums;
+        self
     }
 
     fn size(&self, v: u32) -> u8 {
@@ -188,15 +241,6 @@ impl<'a> Colorer<'a> {
         self.offsets[v as usize].count_ones()
     }
 
-    /// Placements of `v` that neighbour `n` (edge mask `s` = S(v, n)) can block, at worst.
-    fn weight(&self, v: u32, n: u32, s: u16) -> u32 {
-        let ov = self.offsets[v as usize];
-        bits(self.offsets[n as usize])
-            .map(|l| (forbidden(s, l) & ov).count_ones())
-            .max()
-            .unwrap_or(0)
-    }
-
     /// Placements available to `v` in the first `cap` registers of an empty file.
     fn capacity(&self, v: u32, cap: u8) -> u32 {
         u32::from(cap) * self.offset_count(v)
@@ -204,12 +248,6 @@ impl<'a> Colorer<'a> {
 
     fn neighbors(&self, v: u32) -> impl Iterator<Item = u32> + '_ {
         self.graph.neighbors(VReg(v)).iter().map(|n| n.0)
-    }
-
-    /// Neighbours of `v` with their `S(v, n)` masks.
-    fn edges(&self, v: u32) -> impl Iterator<Item = (u32, u16)> + '_ {
-        self.neighbors(v)
-            .zip(self.graph.shifts(VReg(v)).iter().copied())
     }
 
     /// Interfering fixed vregs whose lanes overlap make allocation impossible.
@@ -275,7 +313,7 @@ impl<'a> Colorer<'a> {
             if removed[v as usize] {
                 continue;
             }
-            let s = self.edges(v).map(|(m, e)| self.weight(v, m, e)).sum();
+            let s = self.weight_sums[v as usize];
             sumw[v as usize] = s;
             if s < self.capacity(v, cap) {
                 listed[v as usize] = true;
@@ -305,12 +343,14 @@ impl<'a> Colorer<'a> {
             }
             removed[v as usize] = true;
             stack.push(v);
-            for (m, e) in self.edges(v) {
+            let (adj, _) = self.graph.adjacency();
+            for k in self.graph.edge_range(VReg(v)) {
+                let m = adj[k].0;
                 let mi = m as usize;
                 if removed[mi] {
                     continue;
                 }
-                sumw[mi] -= self.weight(m, v, mirror(e));
+                sumw[mi] -= u32::from(self.weights[k].1);
                 if !listed[mi] && sumw[mi] < self.capacity(m, cap) {
                     listed[mi] = true;
                     buckets[self.offset_count(m) as usize].push(m);
@@ -331,10 +371,20 @@ impl<'a> Colorer<'a> {
         for strategy in 0..3 {
             let order = match strategy {
                 0 => self.briggs_order(cap),
-                1 => self
-                    .sorted_order(|v| (self.start(v), self.offset_count(v), Reverse(self.size(v)))),
-                _ => self
-                    .sorted_order(|v| (self.offset_count(v), self.start(v), Reverse(self.size(v)))),
+                1 => self.greedy[0]
+                    .get_or_init(|| {
+                        self.sorted_order(|v| {
+                            (self.start(v), self.offset_count(v), Reverse(self.size(v)))
+                        })
+                    })
+                    .clone(),
+                _ => self.greedy[1]
+                    .get_or_init(|| {
+                        self.sorted_order(|v| {
+                            (self.offset_count(v), self.start(v), Reverse(self.size(v)))
+                        })
+                    })
+                    .clone(),
             };
             *budget = budget.saturating_sub(1);
             let (alloc, failed) = self.assign(&order, cap);
@@ -358,7 +408,11 @@ impl<'a> Colorer<'a> {
             for &v in &failed {
                 promoted[v as usize] = true;
             }
-            order.sort_by_key(|&v| !promoted[v as usize]);
+            // Promoted nodes first, each part in its old order (a stable partition).
+            let (front, back): (Vec<u32>, Vec<u32>) =
+                order.iter().partition(|&&v| promoted[v as usize]);
+            order = front;
+            order.extend(back);
             let (alloc, now_failed) = self.assign(&order, cap);
             if now_failed.is_empty() {
                 return Ok(alloc);
@@ -372,33 +426,40 @@ impl<'a> Colorer<'a> {
     /// and the nodes left uncolored.
     fn assign(&self, order: &[u32], cap: u8) -> (Allocation, Vec<u32>) {
         let mut locs: Vec<Option<Loc>> = vec![None; self.program.vregs.len()];
+        // Per vreg: its register, first lane and occupied lanes, packed (see `Colored`), for
+        // the hot loop over neighbours.
+        let mut colored: Vec<Colored> = vec![Colored::NONE; self.program.vregs.len()];
         let mut used = self.fixed_regs;
         for &v in &self.nodes {
-            locs[v as usize] = self.fixed(v);
+            if let Some(loc) = self.fixed(v) {
+                locs[v as usize] = Some(loc);
+                colored[v as usize] = Colored::new(loc, self.size(v));
+            }
         }
         let registers = usize::from(cap.min(self.file.registers));
         // Per register: first lanes forbidden to `v`, and lanes occupied by its neighbours.
-        let mut forbid = vec![0u8; registers];
-        let mut occupied = vec![0u8; registers];
+        let mut forbid = [0u8; 256];
+        let mut occupied = [0u8; 256];
         let mut failed = Vec::new();
         for &v in order {
-            forbid.iter_mut().for_each(|t| *t = 0);
-            occupied.iter_mut().for_each(|t| *t = 0);
-            for (m, e) in self.edges(v) {
-                if let Some(l) = locs[m as usize] {
-                    // Fixed neighbours may sit above `cap` (never below the lower bound).
-                    if let Some(f) = forbid.get_mut(usize::from(l.reg)) {
-                        *f |= forbidden(e, l.lane);
-                    }
-                    if let Some(o) = occupied.get_mut(usize::from(l.reg)) {
-                        *o |= range(self.size(m)) << l.lane;
-                    }
+            forbid[..registers].fill(0);
+            occupied[..registers].fill(0);
+            let (adj, shift) = self.graph.adjacency();
+            for k in self.graph.edge_range(VReg(v)) {
+                let c = colored[adj[k].index()];
+                // Uncolored neighbours have no register; fixed ones may sit above `cap` (never
+                // below the lower bound).
+                let r = c.reg();
+                if r < registers {
+                    forbid[r] |= forbidden(shift[k], c.lane());
+                    occupied[r] |= c.lanes();
                 }
             }
-            match self.place(v, &forbid, &occupied, used) {
+            match self.place(v, &forbid[..registers], &occupied[..registers], used) {
                 Some(loc) => {
                     used = used.max(u32::from(loc.reg) + 1);
                     locs[v as usize] = Some(loc);
+                    colored[v as usize] = Colored::new(loc, self.size(v));
                 }
                 None => failed.push(v),
             }
@@ -414,37 +475,42 @@ impl<'a> Colorer<'a> {
     }
 
     /// The best placement of `v` given, per register, the first lanes its colored neighbours
-    /// forbid and the lanes they occupy.
+    /// forbid and the lanes they occupy: the smallest [`place_key`].
     fn place(&self, v: u32, forbid: &[u8], occupied: &[u8], used: u32) -> Option<Loc> {
         let size = self.size(v);
         let lanes = self.file.lanes;
         let lane0 = self.program.vregs[v as usize].lane0;
-        let mut best: Option<(PlaceKey, Loc)> = None;
+        let offsets = self.offsets[v as usize];
+        let mut best = u64::MAX;
         // Registers at or above `used` are all empty: only the first of them is worth trying.
         let limit = (used as usize + 1).min(forbid.len());
         for (reg, (&f, &t)) in forbid.iter().zip(occupied).enumerate().take(limit) {
-            for lane in bits(self.offsets[v as usize] & !f) {
+            let new_reg = reg as u32 >= used;
+            let free_lanes = lanes - POPCOUNT[usize::from(t)];
+            // Every key of this register is at least this: skip it when that cannot win.
+            if place_key(new_reg, free_lanes, 0, false, 0, 255) > best {
+                continue;
+            }
+            let mut free = offsets & !f;
+            while free != 0 {
+                let lane = free.trailing_zeros() as u8;
+                free &= free - 1;
                 let after = t | range(size) << lane;
-                let key = (
-                    reg as u32 >= used,
-                    lanes - t.count_ones() as u8,
+                let key = place_key(
+                    new_reg,
+                    free_lanes,
                     lanes - self.longest_free[usize::from(after)],
                     !lane0 && after & 1 != 0,
                     reg as u8,
-                    Reverse(lane),
+                    lane,
                 );
-                if best.as_ref().is_none_or(|(k, _)| key < *k) {
-                    best = Some((
-                        key,
-                        Loc {
-                            reg: reg as u8,
-                            lane,
-                        },
-                    ));
-                }
+                best = best.min(key);
             }
         }
-        best.map(|(_, loc)| loc)
+        (best != u64::MAX).then(|| Loc {
+            reg: (best >> 8) as u8,
+            lane: 255 - best as u8,
+        })
     }
 
     /// The failure report for the uncolorable nodes `failed`.
@@ -496,10 +562,44 @@ impl<'a> Colorer<'a> {
     }
 }
 
-/// How good a placement is, smaller is better: (opens a new register, lanes of the register
-/// left free by neighbours, lanes short of a full free run afterwards, takes lane 0 without
-/// needing it, register, higher lanes first).
-type PlaceKey = (bool, u8, u8, bool, u8, Reverse<u8>);
+/// How good a placement is, smaller is better, compared field by field in this order: opens a
+/// new register, lanes of the register left free by neighbours, lanes short of a full free run
+/// afterwards, takes lane 0 without needing it, register, higher lanes first. Packed into one
+/// integer (every field fits its byte; the register and lane are the low two bytes).
+fn place_key(new_reg: bool, free: u8, short: u8, takes_lane0: bool, reg: u8, lane: u8) -> u64 {
+    u64::from(new_reg) << 40
+        | u64::from(free) << 32
+        | u64::from(short) << 24
+        | u64::from(takes_lane0) << 16
+        | u64::from(reg) << 8
+        | u64::from(255 - lane)
+}
+
+/// A vreg in [`Colorer::assign`]'s hot loop: register (above every real one when uncolored),
+/// first lane and the mask of lanes it occupies, packed into one word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Colored(u32);
+
+impl Colored {
+    const NONE: Colored = Colored(u32::MAX);
+
+    fn new(loc: Loc, size: u8) -> Colored {
+        Colored(
+            u32::from(loc.reg) << 16
+                | u32::from(loc.lane) << 8
+                | u32::from(range(size) << loc.lane),
+        )
+    }
+    fn reg(self) -> usize {
+        (self.0 >> 16) as usize
+    }
+    fn lane(self) -> u8 {
+        (self.0 >> 8) as u8
+    }
+    fn lanes(self) -> u8 {
+        self.0 as u8
+    }
+}
 
 /// An `f32` ordered by `total_cmp`.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -20,8 +20,11 @@
 //! first lanes of `v` it forbids are the bits of `S(v, n) >> (7 − l)`. `S(n, v)` is `S(v, n)`
 //! bit-reversed.
 //!
-//! Conflicts are collected as `(a, b, S(a, b))` with `a < b`, sorted, merged, and stored as
-//! sorted adjacency lists (CSR): memory is linear in the number of edges.
+//! Conflicts are collected as `(a, b, S(a, b))` with `a < b`, sorted by two stable counting
+//! passes (by `b`, then by `a`: time linear in the number of conflicts and virtual registers,
+//! where a comparison sort of the hundreds of thousands of conflicts of a large shader took
+//! more than half of the build), merged, and stored as sorted adjacency lists (CSR): memory is
+//! linear in the number of edges.
 
 use super::liveness::{reverse_postorder_reachable, Event, Scanner};
 use super::{Liveness, Loc, Program, VReg};
@@ -54,6 +57,17 @@ impl Interference {
             (Some(&a), Some(&b)) => (a as usize, b as usize),
             _ => (0, 0),
         }
+    }
+
+    /// The positions of `v`'s edges in [`Interference::adjacency`] (for per-edge tables).
+    pub(crate) fn edge_range(&self, v: VReg) -> std::ops::Range<usize> {
+        let (a, b) = self.range(v);
+        a..b
+    }
+
+    /// Every vertex's neighbours and `S` masks, concatenated in vertex order.
+    pub(crate) fn adjacency(&self) -> (&[VReg], &[u16]) {
+        (&self.adj, &self.shift)
     }
 
     /// The `S(v, n)` masks of `v`'s neighbours, in the order of [`Interference::neighbors`].
@@ -114,8 +128,10 @@ impl Interference {
 /// `S(a, b)` for components `ma` of `a` conflicting with components `mb` of `b`.
 fn shift_mask(ma: u8, mb: u8) -> u16 {
     let mut s = 0u16;
-    for i in (0..8).filter(|i| ma & (1 << i) != 0) {
-        s |= (u16::from(mb) << 7) >> i;
+    let mut rest = ma;
+    while rest != 0 {
+        s |= (u16::from(mb) << 7) >> rest.trailing_zeros();
+        rest &= rest - 1;
     }
     s
 }
@@ -175,8 +191,7 @@ pub fn interference(program: &Program, live: &Liveness) -> Interference {
             pairs.add(a, ma, b, mb);
         }
     }
-    let mut pairs = pairs.0;
-    pairs.sort_unstable_by_key(|&(a, b, _)| (a, b));
+    let mut pairs = sorted_pairs(pairs.0, nvregs);
     pairs.dedup_by(|next, kept| {
         let same = (next.0, next.1) == (kept.0, kept.1);
         if same {
@@ -221,6 +236,39 @@ pub fn interference(program: &Program, live: &Liveness) -> Interference {
         accessed,
         start,
         max_pressure,
+    }
+}
+
+/// `pairs` sorted by `(a, b)`: a stable counting sort by `b`, then one by `a` (every vreg
+/// index is below `nvregs`).
+fn sorted_pairs(pairs: Vec<(u32, u32, u16)>, nvregs: usize) -> Vec<(u32, u32, u16)> {
+    let mut by_b = Vec::new();
+    counting_sort(&pairs, &mut by_b, nvregs, |p| p.1);
+    let mut out = pairs;
+    counting_sort(&by_b, &mut out, nvregs, |p| p.0);
+    out
+}
+
+/// Stable counting sort of `src` into `dst` by `key` (below `keys`).
+fn counting_sort(
+    src: &[(u32, u32, u16)],
+    dst: &mut Vec<(u32, u32, u16)>,
+    keys: usize,
+    key: impl Fn(&(u32, u32, u16)) -> u32,
+) {
+    let mut next = vec![0u32; keys + 1];
+    for p in src {
+        next[key(p) as usize + 1] += 1;
+    }
+    for k in 1..next.len() {
+        next[k] += next[k - 1];
+    }
+    dst.clear();
+    dst.resize(src.len(), (0, 0, 0));
+    for p in src {
+        let slot = &mut next[key(p) as usize];
+        dst[*slot as usize] = *p;
+        *slot += 1;
     }
 }
 

@@ -56,7 +56,7 @@ mod pressure;
 pub use checker::check;
 pub use interference::{interference, Interference};
 pub use liveness::{liveness, Liveness};
-pub use pressure::pressure_spills;
+pub use pressure::{pressure_spills, pressure_spills_with};
 
 use smallvec::SmallVec;
 use std::fmt;
@@ -368,11 +368,20 @@ pub fn validate(file: &RegFile, program: &Program) -> Result<(), ProgramError> {
 /// clobbers a live component of another virtual register, honouring sizes, `lane0` and
 /// `fixed`, using as few registers as it can. On failure, returns spill candidates.
 pub fn allocate(file: &RegFile, program: &Program) -> Result<Allocation, AllocFailure> {
+    allocate_with(file, program, &liveness(program))
+}
+
+/// [`allocate`] with the program's [`liveness()`] already computed (the spill driver computes
+/// it once for the pressure check and the allocation).
+pub fn allocate_with(
+    file: &RegFile,
+    program: &Program,
+    live: &Liveness,
+) -> Result<Allocation, AllocFailure> {
     validate(file, program).map_err(|e| AllocFailure {
         spill_candidates: Vec::new(),
         message: e.to_string(),
     })?;
-    let live = liveness(program);
-    let graph = interference(program, &live);
+    let graph = interference(program, live);
     color::color(file, program, &graph)
 }

@@ -21,7 +21,7 @@
 //! remaining excess only costs another round. Time and memory are linear in the number of
 //! (over-full step, live value) pairs, plus a logarithmic heap factor.
 
-use super::liveness::{liveness, Event, Scanner};
+use super::liveness::{liveness, Event, Liveness, Scanner};
 use super::{Program, RegFile, VReg};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -35,16 +35,27 @@ pub fn pressure_spills(
     program: &Program,
     spillable: impl Fn(VReg) -> bool,
 ) -> Option<Vec<VReg>> {
+    pressure_spills_with(file, program, &liveness(program), spillable)
+}
+
+/// [`pressure_spills`] with the program's [`liveness()`] already computed.
+pub fn pressure_spills_with(
+    file: &RegFile,
+    program: &Program,
+    live: &Liveness,
+    spillable: impl Fn(VReg) -> bool,
+) -> Option<Vec<VReg>> {
     let cap = u32::from(file.registers) * u32::from(file.lanes);
     let n = program.vregs.len();
     let eligible: Vec<bool> = (0..n)
         .map(|i| program.vregs[i].spill_cost.is_finite() && spillable(VReg(i as u32)))
         .collect();
-    let live = liveness(program);
     let mut scan = Scanner::new(n);
     let mut excess: Vec<u32> = Vec::new();
     // Per value: the over-full steps where spilling it frees lanes, and how many.
     let mut frees: Vec<Vec<(u32, u8)>> = vec![Vec::new(); n];
+    // Per value: the last over-full step whose point accesses it.
+    let mut accessed_at: Vec<u32> = vec![u32::MAX; n];
     for (b, block) in program.blocks.iter().enumerate() {
         scan.run(program, b, live.live_out(b), |event| {
             let pressure = event.pressure();
@@ -57,13 +68,17 @@ pub fn pressure_spills(
             };
             let step = excess.len() as u32;
             excess.push(pressure - cap);
-            let accessed = |v: u32| {
-                point
-                    .and_then(|p| block.points.get(p))
-                    .is_some_and(|pt| pt.uses.iter().chain(pt.defs.iter()).any(|a| a.vreg.0 == v))
-            };
+            // Mark the point's vregs with this step (one pass over its accesses, not one per
+            // live value).
+            if let Some(pt) = point.and_then(|p| block.points.get(p)) {
+                for a in pt.uses.iter().chain(pt.defs.iter()) {
+                    if let Some(m) = accessed_at.get_mut(a.vreg.index()) {
+                        *m = step;
+                    }
+                }
+            }
             for &v in set.members() {
-                if eligible[v as usize] && !accessed(v) {
+                if eligible[v as usize] && accessed_at[v as usize] != step {
                     let lanes = set.mask(VReg(v)).count_ones() as u8;
                     frees[v as usize].push((step, lanes));
                 }

@@ -24,7 +24,7 @@ use irc_backend::Diagnostic;
 use smallvec::SmallVec;
 
 use super::mir::{Alu, Coords, Kind, MOp, Operand, Program, Src, Terminator, UnitKind, END_STAGE};
-use super::sched::{BranchUse, SBlock};
+use super::sched::{BranchUse, Planned, SBlock};
 
 /// The PP register file.
 pub const FILE: RegFile = RegFile {
@@ -72,11 +72,13 @@ pub fn describe(p: &Program, blocks: &[SBlock], succs: &[Vec<usize>]) -> regallo
 }
 
 /// Rewrites `p` so that `v` lives in temporary-stack slot `slot` between its writes and
-/// reads.
-pub fn spill(p: &mut Program, v: VReg) {
+/// reads. Returns, per block, whether it changed: only the blocks that access `v` do (the
+/// others are not even visited again, and keep their scheduling facts).
+pub fn spill(p: &mut Program, v: VReg) -> Vec<bool> {
+    let touched = touching(p, v);
     if let Some(load) = varying_def(p, v) {
-        rematerialize(p, v, &load);
-        return;
+        rematerialize(p, v, &load, &touched);
+        return touched;
     }
     let slot = p.spill_slots;
     p.spill_slots += 1;
@@ -84,7 +86,7 @@ pub fn spill(p: &mut Program, v: VReg) {
     p.vregs[v.0 as usize].no_spill = true;
     let size = p.vregs[v.0 as usize].size;
     let reload_src = |swz: [u8; 4]| Operand::Temp { slot, of: v, swz };
-    for bi in 0..p.blocks.len() {
+    for bi in (0..p.blocks.len()).filter(|&b| touched[b]) {
         let ops = std::mem::take(&mut p.blocks[bi].ops);
         let mut out: Vec<MOp> = Vec::with_capacity(ops.len() + 4);
         for mut op in ops {
@@ -194,6 +196,43 @@ pub fn spill(p: &mut Program, v: VReg) {
             _ => {}
         }
     }
+    touched
+}
+
+/// Per block: whether an op or the terminator names `v` (everywhere [`spill`] and
+/// [`rematerialize`] look: destinations, register and uniform-index sources, texture
+/// coordinates and LOD, branch conditions and kill flags).
+fn touching(p: &Program, v: VReg) -> Vec<bool> {
+    let src_names = |s: &Src| match s.op {
+        Operand::Reg(r, _) => r == v,
+        Operand::Uniform {
+            offset: Some((r, _)),
+            ..
+        } => r == v,
+        _ => false,
+    };
+    let op_names = |op: &MOp| {
+        op.dst == Some(v)
+            || op.srcs.iter().any(src_names)
+            || match &op.kind {
+                Kind::Texture { coords, lod, .. } => {
+                    matches!(coords, Coords::Reg(s) if src_names(s))
+                        || lod.is_some_and(|(r, _, _)| r == v)
+                }
+                _ => false,
+            }
+    };
+    p.blocks
+        .iter()
+        .map(|b| {
+            let term = match b.term {
+                Terminator::Branch { cond, .. } => cond.0 == v,
+                Terminator::Exit { kill: Some(k) } => k.0 == v,
+                _ => false,
+            };
+            term || b.ops.iter().any(op_names)
+        })
+        .collect()
 }
 
 /// The varying load that is `v`'s only write, if so: a varying is the same wherever it is
@@ -212,8 +251,9 @@ fn varying_def(p: &Program, v: VReg) -> Option<MOp> {
 }
 
 /// Replaces every read of `v` by a fresh copy of its varying `load` just before the reader
-/// (terminator reads included) and drops the original load.
-fn rematerialize(p: &mut Program, v: VReg, load: &MOp) {
+/// (terminator reads included) and drops the original load, in the `touched` blocks (those
+/// accessing `v`).
+fn rematerialize(p: &mut Program, v: VReg, load: &MOp, touched: &[bool]) {
     let size = p.vregs[v.0 as usize].size;
     p.vregs[v.0 as usize].no_spill = true;
     let fresh = |p: &mut Program, out: &mut Vec<MOp>| {
@@ -229,7 +269,7 @@ fn rematerialize(p: &mut Program, v: VReg, load: &MOp) {
             *r = t;
         }
     };
-    for bi in 0..p.blocks.len() {
+    for bi in (0..p.blocks.len()).filter(|&b| touched[b]) {
         let ops = std::mem::take(&mut p.blocks[bi].ops);
         let mut out: Vec<MOp> = Vec::with_capacity(ops.len() + 4);
         for mut op in ops {
@@ -309,16 +349,17 @@ pub fn spillable(p: &Program, v: VReg) -> bool {
     !p.outputs.iter().any(|o| o.1 == v) && !p.vregs[v.0 as usize].no_spill
 }
 
-/// Lima PP's [`SpillStrategy`]: values go to the temporary stack ([`spill`]).
+/// Lima PP's [`SpillStrategy`]: values go to the temporary stack ([`spill`]); the blocks
+/// left alone keep their scheduling facts.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TempStack;
 
-impl SpillStrategy<Program> for TempStack {
-    fn spillable(&self, p: &Program, v: VReg) -> bool {
-        spillable(p, v)
+impl SpillStrategy<Planned> for TempStack {
+    fn spillable(&self, p: &Planned, v: VReg) -> bool {
+        spillable(p.program(), v)
     }
-    fn spill(&mut self, p: &mut Program, v: VReg) -> Result<(), Diagnostic> {
-        spill(p, v);
+    fn spill(&mut self, p: &mut Planned, v: VReg) -> Result<(), Diagnostic> {
+        p.edit(|prog| spill(prog, v));
         Ok(())
     }
 }

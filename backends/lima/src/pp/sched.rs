@@ -17,9 +17,16 @@
 //! The block's terminator goes into the branch unit of the last instruction when that
 //! instruction has no combiner op (Mesa never pairs them) and the condition was computed
 //! earlier; otherwise into an instruction of its own.
+//!
+//! The spill driver schedules each program version with several windows: [`Planned`] keeps
+//! every block's window-independent [`Priorities`] (dependence graph and priority order) from
+//! the first attempt for the next ones, and across spill rounds for the blocks a spill did not
+//! rewrite.
+
+use std::cell::OnceCell;
 
 use half::f16;
-use irc_backend::machine::list::{list_schedule, Bundle};
+use irc_backend::machine::list::{list_schedule_with, Bundle, Priorities};
 use irc_backend::regalloc::VReg;
 use smallvec::{smallvec, SmallVec};
 
@@ -121,7 +128,9 @@ fn place_consts(
 }
 
 impl Instr {
-    /// Tries to add `op`; returns false (leaving the instruction unchanged) if it does not fit.
+    /// Tries to add `op`; returns false (leaving the instruction unchanged) if it does not fit:
+    /// the uniform load, then a free unit choice (the first that is), then the constant
+    /// fields — cheapest test first, as most ops offered to a filling instruction do not fit.
     pub fn try_place(&mut self, op: &MOp) -> bool {
         let need_u = uniform_need(op);
         if let (Some(a), Some(b)) = (self.uniform, need_u) {
@@ -129,29 +138,28 @@ impl Instr {
                 return false;
             }
         }
-        let Some((c0, c1)) = place_consts(&self.const0, &self.const1, &const_groups(op)) else {
-            return false;
-        };
-        for units in unit_options(op) {
+        let Some(units) = unit_options(op).into_iter().find(|units| {
             let bits = units.iter().fold(0u16, |m, u| m | u.bit());
-            if self.used & bits != 0 {
-                continue;
-            }
             // The combiner and the branch unit are never used together.
             let comb = UnitKind::Combine.bit();
-            if bits & comb != 0 && self.branch.is_some() {
-                continue;
-            }
-            self.used |= bits;
+            self.used & bits == 0 && (bits & comb == 0 || self.branch.is_none())
+        }) else {
+            return false;
+        };
+        let groups = const_groups(op);
+        if !groups.is_empty() {
+            let Some((c0, c1)) = place_consts(&self.const0, &self.const1, &groups) else {
+                return false;
+            };
             self.const0 = c0;
             self.const1 = c1;
-            if need_u.is_some() {
-                self.uniform = need_u;
-            }
-            self.ops.push((op.clone(), units));
-            return true;
         }
-        false
+        self.used |= units.iter().fold(0u16, |m, u| m | u.bit());
+        if need_u.is_some() {
+            self.uniform = need_u;
+        }
+        self.ops.push((op.clone(), units));
+        true
     }
 
     /// Recomputes the used-unit mask and constant/uniform needs after ops were removed.
@@ -177,15 +185,68 @@ fn last_def(ops: &[MOp], v: VReg) -> Option<usize> {
     ops.iter().rposition(|o| o.dst == Some(v))
 }
 
-/// Schedules one block's ops into instructions (terminator not included). Only the `window`
-/// earliest unscheduled ops (in lowering order) are candidates, which keeps live ranges close
-/// to the source's: a wide window packs more, a narrow one needs fewer registers.
-pub fn schedule_ops(ops: &[MOp], window: usize) -> Result<(Vec<Instr>, Vec<usize>), String> {
-    // Spill stores first: they end live ranges.
-    list_schedule(ops, window, |op: &MOp| {
-        matches!(op.kind, Kind::Spill { .. })
-    })
-    .map_err(|stuck| format!("cannot place {:?} in an empty instruction", ops[stuck].kind))
+/// The window-independent scheduling facts of one block's ops: spill stores are urgent (they
+/// end live ranges).
+pub fn priorities(ops: &[MOp]) -> Priorities {
+    Priorities::new(ops, |op: &MOp| matches!(op.kind, Kind::Spill { .. }))
+}
+
+/// Schedules one block's ops into instructions (terminator not included), with the block's
+/// [`priorities`]. Only the `window` earliest unscheduled ops (in lowering order) are
+/// candidates, which keeps live ranges close to the source's: a wide window packs more, a
+/// narrow one needs fewer registers.
+pub fn schedule_ops(
+    ops: &[MOp],
+    prio: &Priorities,
+    window: usize,
+) -> Result<(Vec<Instr>, Vec<usize>), String> {
+    list_schedule_with(ops, prio, window)
+        .map_err(|stuck| format!("cannot place {:?} in an empty instruction", ops[stuck].kind))
+}
+
+/// A program with each block's [`priorities`], built on first use and kept until the block
+/// changes: all that scheduling attempts with different windows share.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    prog: Program,
+    prios: Vec<OnceCell<Priorities>>,
+}
+
+impl Planned {
+    pub fn new(prog: Program) -> Planned {
+        let prios = vec![OnceCell::new(); prog.blocks.len()];
+        Planned { prog, prios }
+    }
+
+    /// The program.
+    pub fn program(&self) -> &Program {
+        &self.prog
+    }
+
+    /// The program, to change the blocks `edit` reports (true = changed; everything when
+    /// it reports fewer blocks than there are).
+    pub fn edit(&mut self, edit: impl FnOnce(&mut Program) -> Vec<bool>) {
+        let changed = edit(&mut self.prog);
+        if changed.len() != self.prog.blocks.len() || self.prios.len() != changed.len() {
+            self.prios = vec![OnceCell::new(); self.prog.blocks.len()];
+            return;
+        }
+        for (cell, _) in self.prios.iter_mut().zip(changed).filter(|(_, c)| *c) {
+            *cell = OnceCell::new();
+        }
+    }
+
+    /// The program, taken back.
+    pub fn into_program(self) -> Program {
+        self.prog
+    }
+
+    /// [`schedule`] with the kept priorities.
+    pub fn schedule(&self, window: usize) -> Result<(Vec<SBlock>, bool), String> {
+        schedule_with(&self.prog, window, &|b| {
+            self.prios[b].get_or_init(|| priorities(&self.prog.blocks[b].ops))
+        })
+    }
 }
 
 impl Bundle<MOp> for Instr {
@@ -200,10 +261,20 @@ impl Bundle<MOp> for Instr {
 /// Schedules the whole program. Block `i`'s instructions are `result[i]`; the discard
 /// instruction (if any block exits with a kill flag or discards) is returned separately.
 pub fn schedule(p: &Program, window: usize) -> Result<(Vec<SBlock>, bool), String> {
+    let prios: Vec<Priorities> = p.blocks.iter().map(|b| priorities(&b.ops)).collect();
+    schedule_with(p, window, &|b| &prios[b])
+}
+
+/// [`schedule`] with block `b`'s [`priorities`] from `prio(b)`.
+fn schedule_with<'a>(
+    p: &Program,
+    window: usize,
+    prio: &dyn Fn(usize) -> &'a Priorities,
+) -> Result<(Vec<SBlock>, bool), String> {
     let mut out = Vec::with_capacity(p.blocks.len());
     let mut needs_discard_block = false;
     for (bi, b) in p.blocks.iter().enumerate() {
-        let (mut instrs, at) = schedule_ops(&b.ops, window)?;
+        let (mut instrs, at) = schedule_ops(&b.ops, prio(bi), window)?;
         let next = bi + 1;
         // The instruction index after which a register read by the terminator is ready.
         let ready_after = |v: VReg| last_def(&b.ops, v).map(|i| at[i]);

@@ -18,8 +18,8 @@ use irc_backend::{
 use irc_ir::{Module, ShaderStage};
 
 use super::mir::{Kind, Operand, Program, UnitKind};
-use super::sched::SBlock;
-use super::{decode, disasm, emit, encode, facts, lower, regalloc, sched};
+use super::sched::{Planned, SBlock};
+use super::{decode, disasm, emit, encode, facts, lower, regalloc};
 
 /// The Mali-200/400 fragment processor target.
 #[derive(Debug, Clone, Copy, Default)]
@@ -114,20 +114,22 @@ fn internal(msg: impl Into<String>) -> Diagnostic {
 /// follows them.
 type Scheduled = (Vec<SBlock>, bool);
 
-impl Schedulable for Program {
+impl Schedulable for Planned {
     type Attempt = usize;
     type Schedule = Scheduled;
     fn schedule(&self, window: usize) -> Result<Scheduled, Diagnostic> {
-        sched::schedule(self, window).map_err(internal)
+        Planned::schedule(self, window).map_err(internal)
     }
     fn describe(&self, (blocks, _): &Scheduled) -> ra::Program {
-        regalloc::describe(self, blocks, &self.succs())
+        let p = self.program();
+        regalloc::describe(p, blocks, &p.succs())
     }
 }
 
 /// Schedules and allocates, spilling to the temporary stack until the program fits. Wide
 /// scheduling windows pack more ops per instruction, narrow ones keep fewer values alive: each
-/// round tries them in turn before spilling (the widest only in the first round).
+/// round tries them in turn before spilling (the widest only in the first round); the
+/// attempts share each block's scheduling facts ([`Planned`]).
 fn schedule_and_allocate(
     prog: &mut Program,
     options: &CompileOptions,
@@ -139,13 +141,16 @@ fn schedule_and_allocate(
         growth_period: 3,
         file_name: "the 6 vec4 registers",
     };
+    let mut planned = Planned::new(std::mem::take(prog));
     let done = spill::schedule_and_allocate(
-        prog,
+        &mut planned,
         &regalloc::FILE,
         &mut regalloc::TempStack,
         &attempts,
         options.get_u32(&FORCE_SPILLS),
-    )?;
+    );
+    *prog = planned.into_program();
+    let done = done?;
     let (blocks, discard) = done.schedule;
     Ok((blocks, discard, done.allocation, done.program))
 }
