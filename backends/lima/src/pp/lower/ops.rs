@@ -526,7 +526,8 @@ impl Lower<'_> {
             OpCode::ImageSample => self.sample(d)?,
             OpCode::Demote => {
                 let k = self.kill.ok_or_else(|| self.diag(d, "no kill flag"))?;
-                self.emit(MOp::alu(Alu::Mov, k, 0, 1, &[konst(1.0)]));
+                let i = self.emit(MOp::alu(Alu::Mov, k, 0, 1, &[konst(1.0)]));
+                self.demotes.push((self.cur, i));
                 self.io.discards = true;
                 return Ok(());
             }
