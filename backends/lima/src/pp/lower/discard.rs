@@ -26,7 +26,8 @@
 //!   which no defined execution can tell apart.
 //!
 //! Where a quad operation is reachable (a derivative or an implicit-LOD sample after the
-//! `Demote`, or anywhere in a loop around it), the kill flag stays. When no flag-setting
+//! `Demote`, or anywhere in a loop around it), the kill flag stays, and so it does everywhere
+//! when no exit would stay reachable (the exit names the output registers). When no flag-setting
 //! `Demote` remains, the exits stop testing the flag (its writes then die in DCE).
 
 use crate::pp::mir::{Alu, Block, Kind, MOp, Program, Terminator};
@@ -96,6 +97,26 @@ fn quad_op_reachable(p: &Program, b: usize, at: usize) -> bool {
 /// Replaces the `Demote`s at `sites` (block, index of the op setting the kill flag) that no
 /// quad operation follows by a jump to a shared discard block; returns how many it replaced.
 pub fn early_discards(p: &mut Program, sites: &[(usize, usize)]) -> usize {
+    // A program that discards on every path keeps its exit (and the output registers the
+    // reflection names) through the kill flag.
+    let mut trial = p.clone();
+    let n = replace(&mut trial, sites);
+    let reach = irc_backend::machine::cfg::reachable(&trial);
+    let exit_reached = trial
+        .blocks
+        .iter()
+        .zip(reach)
+        .any(|(b, r)| r && matches!(b.term, Terminator::Exit { .. }));
+    if n > 0 && exit_reached {
+        *p = trial;
+        n
+    } else {
+        0
+    }
+}
+
+/// [`early_discards`] without the exit check.
+fn replace(p: &mut Program, sites: &[(usize, usize)]) -> usize {
     // Decide on the unchanged program (replacing one site only removes paths).
     let mut early: Vec<(usize, usize)> = sites
         .iter()
