@@ -13,11 +13,13 @@
 //! branching block get a block of their own): the sequencing, the edge blocks and the loop
 //! depths (natural loops of the machine CFG, for spill costs) come from
 //! `irc_backend::machine::{copies, cfg}`. `Demote` sets a per-lane kill flag that the exit tests, so that a
-//! demoted lane keeps computing derivatives for its quad exactly like the IR says.
+//! demoted lane keeps computing derivatives for its quad exactly like the IR says; where no quad
+//! operation can follow, [`discard`] ends the lane at once instead.
 //!
 //! What cannot be expressed yields a [`Diagnostic`] naming the op (integers that survived the
 //! optimizer's float mapping, unsupported resource kinds, …).
 
+mod discard;
 mod io;
 mod ops;
 
@@ -103,6 +105,8 @@ pub(crate) struct Lower<'a> {
     pub io: io::Io,
     /// Per-lane kill flag (`Demote`).
     pub kill: Option<VReg>,
+    /// Where each `Demote` sets the kill flag: (block, op index).
+    pub demotes: Vec<(usize, usize)>,
     /// Output registers by declaration.
     pub outputs: FxHashMap<SsaDef, VReg>,
     /// Phi registers by phi op.
@@ -140,6 +144,7 @@ impl<'a> Lower<'a> {
             cur: 0,
             io,
             kill: None,
+            demotes: Vec::new(),
             outputs: FxHashMap::default(),
             phis: FxHashMap::default(),
             producer: FxHashMap::default(),
@@ -212,6 +217,7 @@ impl<'a> Lower<'a> {
             b.depth = d;
         }
         self.phi_copies(&blocks)?;
+        discard::early_discards(&mut self.prog, &self.demotes);
         Ok(())
     }
 

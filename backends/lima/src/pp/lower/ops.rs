@@ -126,6 +126,14 @@ impl Lower<'_> {
     /// result's component sources. Operands scattered over several places are scalarized
     /// instead of gathered with moves.
     pub fn alu(&mut self, alu: Alu, args: &[&[Src]], width: u8) -> Comps {
+        // A compare whose lanes have the same sources gives one condition for all of them
+        // (computed once), which a select then uses for all its lanes.
+        let compare = matches!(alu, Alu::Gt | Alu::Ge | Alu::Eq | Alu::Ne);
+        if width > 1 && compare && same_lanes(args, width) {
+            let one: SmallVec<[&[Src]; 3]> = args.iter().map(|a| &a[..1]).collect();
+            let r = self.alu(alu, &one, 1);
+            return (0..width).map(|_| r[0]).collect();
+        }
         let vectorizable = width == 1
             || (alu.combine_op().is_none()
                 && args.iter().all(|a| gather(&a[..width as usize]).is_some()));
@@ -526,7 +534,8 @@ impl Lower<'_> {
             OpCode::ImageSample => self.sample(d)?,
             OpCode::Demote => {
                 let k = self.kill.ok_or_else(|| self.diag(d, "no kill flag"))?;
-                self.emit(MOp::alu(Alu::Mov, k, 0, 1, &[konst(1.0)]));
+                let i = self.emit(MOp::alu(Alu::Mov, k, 0, 1, &[konst(1.0)]));
+                self.demotes.push((self.cur, i));
                 self.io.discards = true;
                 return Ok(());
             }
@@ -1231,6 +1240,13 @@ pub fn fresh_vreg(comps: &[Src]) -> Option<VReg> {
         }
     }
     reg
+}
+
+/// Whether every operand's lanes `0..width` are one and the same source.
+fn same_lanes(args: &[&[Src]], width: u8) -> bool {
+    args.iter().all(|a| {
+        a.len() >= usize::from(width) && a[..usize::from(width)].iter().all(|s| *s == a[0])
+    })
 }
 
 /// One vector source for `comps` if they all come from one place with the same modifiers.
