@@ -329,13 +329,17 @@ fn rules_of(o: OpCode) -> Option<Rules> {
 /// The rule that applies to `d`, if any (creating the constants it needs).
 fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
     let opcode = m.opcode(d);
-    if matches!(rules_of(opcode), Some(Rules::Integer)) || opcode == OpCode::Cast {
+    // Distribution needs a `Select` operand: look before copying the op.
+    let select_operand = m.op(d).ref_defs().any(|a| m.opcode(a) == OpCode::Select);
+    if select_operand
+        && (matches!(rules_of(opcode), Some(Rules::Integer)) || opcode == OpCode::Cast)
+    {
         let op = m.op(d).clone();
         if let Some(a) = distribute_over_select(m, &op) {
             return Some(a);
         }
     }
-    if opcode.is(irc_ir::Attrs::INT | irc_ir::Attrs::COMPARE) {
+    if select_operand && opcode.is(irc_ir::Attrs::INT | irc_ir::Attrs::COMPARE) {
         let op = m.op(d).clone();
         if let Some(a) = distribute_over_select(m, &op) {
             return Some(a);

@@ -168,6 +168,10 @@ impl Walker<'_> {
     }
 
     fn op(&mut self, d: SsaDef) -> Result<(), FrontendError> {
+        if !is_control_flow(self.m.opcode(d)) {
+            // Everything but control flow stays as it is (most ops: no copy to look at).
+            return Ok(());
+        }
         let op = self.m.op(d).clone();
         // The construct op a scoped op names (`ScopedIf`/`ScopedSwitch` name their end).
         let construct = Scoped::try_of(&op).and_then(|s| s.construct());
@@ -370,6 +374,32 @@ impl Walker<'_> {
         }
         Ok(())
     }
+}
+
+/// The ops `Walker::op` rewrites or rejects: scoped and structured control flow.
+fn is_control_flow(opcode: OpCode) -> bool {
+    matches!(
+        opcode,
+        OpCode::ScopedIf
+            | OpCode::ScopedElse
+            | OpCode::ScopedEndIf
+            | OpCode::ScopedLoop
+            | OpCode::ScopedLoopBreak
+            | OpCode::ScopedLoopContinue
+            | OpCode::ScopedEndLoop
+            | OpCode::ScopedSwitch
+            | OpCode::ScopedSwitchCase
+            | OpCode::ScopedSwitchDefault
+            | OpCode::ScopedSwitchBreak
+            | OpCode::ScopedEndSwitch
+            | OpCode::Return
+            | OpCode::Unreachable
+            | OpCode::Label
+            | OpCode::Branch
+            | OpCode::BranchConditional
+            | OpCode::Switch
+            | OpCode::Phi
+    )
 }
 
 /// The `Constant` of the selector's type for a scoped case literal (canonicalized: signed types

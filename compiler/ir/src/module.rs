@@ -73,6 +73,27 @@ pub struct Module {
     decls: List,
     code: List,
     constants: FxHashMap<Op, SsaDef>,
+    /// Live `Function` and `FunctionEnd` ops, so that the common one-function module is found
+    /// without a walk ([`Module::sole_function`]).
+    function_ops: FunctionCounts,
+}
+
+/// How many `Function` and `FunctionEnd` ops a module holds.
+#[derive(Clone, Copy, Debug, Default)]
+struct FunctionCounts {
+    starts: u32,
+    ends: u32,
+}
+
+impl FunctionCounts {
+    fn count(&mut self, opcode: OpCode, add: bool) {
+        let n = match opcode {
+            OpCode::Function => &mut self.starts,
+            OpCode::FunctionEnd => &mut self.ends,
+            _ => return,
+        };
+        *n = if add { *n + 1 } else { *n - 1 };
+    }
 }
 
 /// A copy is made to be transformed (a pipeline runs on it): it gets room for the ops passes
@@ -86,6 +107,7 @@ impl Clone for Module {
             decls: self.decls,
             code: self.code,
             constants: self.constants.clone(),
+            function_ops: self.function_ops,
         };
         m.reserve_growth();
         m
@@ -115,6 +137,7 @@ impl Module {
         self.decls = List::default();
         self.code = List::default();
         self.constants.clear();
+        self.function_ops = FunctionCounts::default();
     }
 
     /// Builds a module from ops with given ids, in program order. Ids not listed become holes.
@@ -162,6 +185,7 @@ impl Module {
                 }
                 m.constants.insert(op.clone(), def);
             }
+            m.function_ops.count(op.opcode, true);
             m.ops[def] = op;
             m.link_at_end(def, section);
         }
@@ -250,6 +274,16 @@ impl Module {
     /// First code op.
     pub fn first_code(&self) -> Option<SsaDef> {
         self.code.first
+    }
+    /// The `Function` and `FunctionEnd` ops of a module whose code is exactly one function
+    /// (one of each, the first and the last code op); `None` otherwise. Constant time.
+    pub fn sole_function(&self) -> Option<(SsaDef, SsaDef)> {
+        let (f, e) = (self.code.first?, self.code.last?);
+        (self.function_ops.starts == 1
+            && self.function_ops.ends == 1
+            && self.ops[f].opcode == OpCode::Function
+            && self.ops[e].opcode == OpCode::FunctionEnd)
+            .then_some((f, e))
     }
     /// All live ops in program order: declarations first, then code.
     pub fn iter(&self) -> impl Iterator<Item = SsaDef> + '_ {
@@ -353,6 +387,8 @@ impl Module {
         let constant = self.ops[d].opcode.is_constant_like() || op.opcode.is_constant_like();
         if !constant && self.ops[d].operands == op.operands {
             // Same references: the use lists stay as they are.
+            self.function_ops.count(self.ops[d].opcode, false);
+            self.function_ops.count(op.opcode, true);
             self.ops[d] = op;
             return;
         }
@@ -480,6 +516,7 @@ impl Module {
     }
 
     fn register(&mut self, d: SsaDef) {
+        self.function_ops.count(self.ops[d].opcode, true);
         for i in 0..self.ops[d].operands.len() {
             if let Operand::Ref(t) = self.ops[d].operands[i] {
                 self.uses.push(t, d);
@@ -491,6 +528,7 @@ impl Module {
     }
 
     fn unregister(&mut self, d: SsaDef) {
+        self.function_ops.count(self.ops[d].opcode, false);
         for i in 0..self.ops[d].operands.len() {
             if let Operand::Ref(t) = self.ops[d].operands[i] {
                 self.uses.remove_one(t, d);

@@ -50,6 +50,13 @@ impl FunctionRange {
 /// Every function of the module in program order. A `FunctionEnd` with no open function is not
 /// part of any range.
 pub fn functions(m: &Module) -> Vec<FunctionRange> {
+    if let Some((function, end)) = m.sole_function() {
+        // The usual shader: one function, no walk.
+        return vec![FunctionRange {
+            function,
+            end: Some(end),
+        }];
+    }
     let mut out: Vec<FunctionRange> = Vec::new();
     let mut open = false;
     for d in m.code() {
@@ -266,4 +273,59 @@ pub fn construct(m: &Module, label: SsaDef) -> Option<(Construct, Option<SsaDef>
     let kind = Construct::from_u64(label.construct()?)?;
     // A reference slot holding the construct literal reads as `None`.
     Some((kind, label.merge(), label.continue_target()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op::Op;
+    use crate::types::Type;
+    use cranelift_entity::EntityRef;
+
+    /// The one-function shortcut of [`functions`] must give what the walk gives, and must not
+    /// be taken once the module holds a second function or a stray `FunctionEnd`.
+    #[test]
+    fn one_function_shortcut_agrees_with_the_walk() {
+        let src = "%1 = EntryPoint %2 Vertex\n%2 = Function\n%3 = Label None\n%4 = Return\n\
+                   %5 = FunctionEnd\n";
+        let mut m = crate::text::parse(src).expect("parse");
+        let d = |i: usize| SsaDef::new(i - 1);
+        assert_eq!(m.sole_function(), Some((d(2), d(5))));
+        assert_eq!(
+            functions(&m),
+            vec![FunctionRange {
+                function: d(2),
+                end: Some(d(5))
+            }]
+        );
+        // A second function: the walk, two ranges.
+        let f2 = m.add(Op::new(OpCode::Function, Type::void()));
+        let l2 = m.add(Op::new(OpCode::Label, Type::void()));
+        let r2 = m.add(Op::new(OpCode::Return, Type::void()));
+        let e2 = m.add(Op::new(OpCode::FunctionEnd, Type::void()));
+        assert_eq!(m.sole_function(), None);
+        assert_eq!(functions(&m).len(), 2);
+        // Back to one function: the shortcut again.
+        for x in [e2, r2, l2, f2] {
+            m.remove(x);
+        }
+        assert_eq!(m.sole_function(), Some((d(2), d(5))));
+        // A stray FunctionEnd after the function: not the shortcut; the walk ignores it.
+        let stray = m.add(Op::new(OpCode::FunctionEnd, Type::void()));
+        assert_eq!(m.sole_function(), None);
+        assert_eq!(
+            functions(&m),
+            vec![FunctionRange {
+                function: d(2),
+                end: Some(d(5))
+            }]
+        );
+        // Turning the function into something else drops the shortcut too.
+        m.remove(stray);
+        m.rewrite(d(2), Op::new(OpCode::Unreachable, Type::void()));
+        assert_eq!(m.sole_function(), None);
+        assert!(functions(&m).is_empty());
+        // A clone keeps the counts.
+        assert_eq!(m.clone().sole_function(), None);
+    }
 }
