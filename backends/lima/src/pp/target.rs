@@ -26,12 +26,19 @@ use super::{decode, disasm, emit, encode, facts, lower, regalloc};
 pub struct LimaFp;
 
 /// Scheduling attempts tried in each round (window, pressure cap): the widest window first
-/// (only in the first round), then a medium one; when both are over-full, the wide window
-/// again with the scheduler deferring new values above 20 live components (of the 24 lanes)
-/// — it often fits where the medium window does not, with shorter code than the narrowest
-/// window. It comes after the uncapped medium window, which later rounds try first: put first,
-/// its over-full schedules would be spilled instead of the narrower ones tried.
-const WINDOWS: [Attempt; 4] = [(64, None), (12, None), (64, Some(20)), (3, None)];
+/// (only in the first round), then a medium one; when both are over-full or do not color,
+/// the same windows with the scheduler deferring ops that start new values above a cap of
+/// live components (of the 24 lanes) — they often fit where the uncapped ones do not, with
+/// shorter code than the narrowest window, which comes last. The capped attempts come after
+/// the uncapped medium window, which later rounds try first: put first, their over-full
+/// schedules' covers would be spilled instead of the narrower schedules being tried.
+const WINDOWS: [Attempt; 5] = [
+    (64, None),
+    (12, None),
+    (64, Some(20)),
+    (12, Some(22)),
+    (3, None),
+];
 
 /// Most rounds of spill-and-retry before giving up.
 const MAX_SPILL_ROUNDS: usize = 200;
