@@ -12,7 +12,8 @@ use irc_backend::machine::copies::{sequence, Step, Strategy};
 use irc_backend::machine::dce::{dead_writes, remove_unreachable, Reads};
 use irc_backend::machine::deps::deps;
 use irc_backend::machine::describe::{ProgramBuilder, VRegShape};
-use irc_backend::machine::list::{list_schedule, Bundle};
+use irc_backend::machine::list::{list_schedule, list_schedule_capped, Bundle, Priorities};
+use irc_backend::machine::pressure::{BlockPressure, Tracker};
 use irc_backend::machine::remat::Rematerialize;
 use irc_backend::machine::spill::{
     schedule_and_allocate, Attempts, NoSpill, Schedulable, SpillStrategy,
@@ -468,6 +469,72 @@ fn list_scheduling_respects_dependences_and_the_window() {
         list_schedule::<_, Pair>(&stuck, 4, |_| false).err(),
         Some(0)
     );
+}
+
+/// The most live registers after any bundle of a schedule (`at`: each op's bundle).
+fn max_live(facts: &BlockPressure, at: &[usize]) -> u32 {
+    let mut t = Tracker::new(facts);
+    let mut order: Vec<usize> = (0..at.len()).collect();
+    order.sort_by_key(|&i| (at[i], i));
+    let mut most = 0;
+    for (k, &i) in order.iter().enumerate() {
+        t.place(i);
+        if order.get(k + 1).is_none_or(|&j| at[j] != at[i]) {
+            most = most.max(t.live());
+        }
+    }
+    most
+}
+
+#[test]
+fn a_pressure_cap_finishes_values_before_starting_new_ones() {
+    // (x0 + x1) + (x2 + x3): by height alone all four constants come first.
+    let mut f = ToyFn::default();
+    let x = [(); 4].map(|_| f.vreg(1));
+    let [s1, s2, s] = [(); 3].map(|_| f.vreg(1));
+    let k = |dst| ToyOp::Const {
+        dst,
+        comp: 0,
+        value: 1,
+    };
+    let ops = vec![
+        k(x[0]),
+        k(x[1]),
+        ToyOp::Add {
+            dst: s1,
+            a: x[0],
+            b: x[1],
+        },
+        k(x[2]),
+        k(x[3]),
+        ToyOp::Add {
+            dst: s2,
+            a: x[2],
+            b: x[3],
+        },
+        ToyOp::Add {
+            dst: s,
+            a: s1,
+            b: s2,
+        },
+        ToyOp::Out { src: s, comp: 0 },
+    ];
+    let prio = Priorities::new(&ops, |_| false);
+    let facts = BlockPressure::new(&ops, &[], |_| false);
+    let (_, free): (Vec<Pair>, _) = list_schedule(&ops, 8, |_| false).unwrap();
+    let (_, capped): (Vec<Pair>, _) = list_schedule_capped(&ops, &prio, 8, &facts, 2).unwrap();
+    for i in 0..ops.len() {
+        assert!(prio
+            .deps()
+            .preds(i)
+            .iter()
+            .all(|&p| capped[p as usize] < capped[i]));
+    }
+    assert_eq!(max_live(&facts, &free), 4);
+    assert_eq!(max_live(&facts, &capped), 3);
+    // A cap nobody can meet still schedules everything.
+    let (b, _): (Vec<Pair>, _) = list_schedule_capped(&ops, &prio, 8, &facts, 0).unwrap();
+    assert_eq!(b.iter().map(|b| b.ops.len()).sum::<usize>(), ops.len());
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 //! ([`list_schedule_with`]).
 
 use super::deps::{deps, Deps};
+use super::pressure::{BlockPressure, Tracker};
 use super::MachOp;
 
 /// An instruction being filled.
@@ -76,12 +77,37 @@ pub fn list_schedule_with<O, B: Bundle<O>>(
     prio: &Priorities,
     window: usize,
 ) -> Result<(Vec<B>, Vec<usize>), usize> {
+    schedule(ops, prio, window, None)
+}
+
+/// [`list_schedule_with`] that watches register pressure ([`BlockPressure`], facts of the same
+/// `ops`): while the live components are at `limit` or above, candidates that free registers
+/// come first (fewest started components, then priority); an op that would raise the count
+/// above `limit` waits unless the instruction is still empty (every instruction places
+/// something, so the schedule always completes).
+pub fn list_schedule_capped<O, B: Bundle<O>>(
+    ops: &[O],
+    prio: &Priorities,
+    window: usize,
+    pressure: &BlockPressure,
+    limit: u32,
+) -> Result<(Vec<B>, Vec<usize>), usize> {
+    schedule(ops, prio, window, Some((pressure, limit)))
+}
+
+fn schedule<O, B: Bundle<O>>(
+    ops: &[O],
+    prio: &Priorities,
+    window: usize,
+    pressure: Option<(&BlockPressure, u32)>,
+) -> Result<(Vec<B>, Vec<usize>), usize> {
     let d = &prio.deps;
     let rank = &prio.rank;
     let n = ops.len();
     let mut at = vec![usize::MAX; n];
     let mut bundles: Vec<B> = Vec::new();
     let mut done = 0;
+    let mut tracker = pressure.map(|(f, limit)| (Tracker::new(f), limit));
     // Each bundle offers the window's unplaced ops sorted by rank (the same order as walking
     // the whole priority order, in O(window log window) instead of O(n) per bundle, so that
     // long blocks schedule in near-linear time).
@@ -96,14 +122,28 @@ pub fn list_schedule_with<O, B: Bundle<O>>(
         let mut bundle = B::default();
         candidates.clear();
         candidates.extend((first..limit).filter(|&i| at[i] == usize::MAX));
-        candidates.sort_unstable_by_key(|&i| rank[i]);
+        match &tracker {
+            Some((t, cap)) if t.live() >= *cap => {
+                candidates.sort_unstable_by_key(|&i| (t.delta(i).max(0), rank[i]))
+            }
+            _ => candidates.sort_unstable_by_key(|&i| rank[i]),
+        }
         for &i in &candidates {
             if d.preds(i).iter().any(|&p| at[p as usize] >= k) {
                 continue;
             }
+            if let Some((t, cap)) = &tracker {
+                let delta = t.delta(i);
+                if delta > 0 && !bundle.is_empty() && t.live() as i64 + delta > i64::from(*cap) {
+                    continue;
+                }
+            }
             if bundle.try_place(&ops[i]) {
                 at[i] = k;
                 done += 1;
+                if let Some((t, _)) = &mut tracker {
+                    t.place(i);
+                }
             }
         }
         if bundle.is_empty() {

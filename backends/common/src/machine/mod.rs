@@ -54,6 +54,7 @@ pub mod dce;
 pub mod deps;
 pub mod describe;
 pub mod list;
+pub mod pressure;
 pub mod remat;
 pub mod spill;
 

@@ -26,8 +26,11 @@
 use std::cell::OnceCell;
 
 use half::f16;
-use irc_backend::machine::list::{list_schedule_with, Bundle, Priorities};
-use irc_backend::regalloc::VReg;
+use irc_backend::machine::dce::{one_point_per_op, Reads};
+use irc_backend::machine::list::{list_schedule_capped, list_schedule_with, Bundle, Priorities};
+use irc_backend::machine::pressure::BlockPressure;
+use irc_backend::machine::{MachFunction, Operands};
+use irc_backend::regalloc::{liveness, VReg};
 use smallvec::{smallvec, SmallVec};
 
 use super::facts::{const_groups, uniform_need, unit_options};
@@ -199,9 +202,13 @@ pub fn schedule_ops(
     ops: &[MOp],
     prio: &Priorities,
     window: usize,
+    cap: Option<(&BlockPressure, u32)>,
 ) -> Result<(Vec<Instr>, Vec<usize>), String> {
-    list_schedule_with(ops, prio, window)
-        .map_err(|stuck| format!("cannot place {:?} in an empty instruction", ops[stuck].kind))
+    match cap {
+        None => list_schedule_with(ops, prio, window),
+        Some((facts, limit)) => list_schedule_capped(ops, prio, window, facts, limit),
+    }
+    .map_err(|stuck| format!("cannot place {:?} in an empty instruction", ops[stuck].kind))
 }
 
 /// A program with each block's [`priorities`], built on first use and kept until the block
@@ -210,12 +217,38 @@ pub fn schedule_ops(
 pub struct Planned {
     prog: Program,
     prios: Vec<OnceCell<Priorities>>,
+    /// Every block's pressure facts (they depend on the liveness of the whole program).
+    pressure: OnceCell<Vec<BlockPressure>>,
+}
+
+/// How to schedule: the window, and the live-component count above which the scheduler
+/// defers ops that start new values (`None`: no cap).
+pub type Attempt = (usize, Option<u32>);
+
+/// Every block's [`BlockPressure`], from the program's component liveness.
+pub fn pressure_facts(p: &Program) -> Vec<BlockPressure> {
+    let live = liveness(&one_point_per_op(p, Reads::WholeRegister));
+    let mut term = Operands::new();
+    (0..p.blocks.len())
+        .map(|b| {
+            term.clear();
+            p.terminator_uses(b, &mut term);
+            let out = live.live_out(b);
+            BlockPressure::new(&p.blocks[b].ops, live.live_in(b), |v| {
+                out.binary_search_by_key(&v, |e| e.0).is_ok() || term.iter().any(|o| o.vreg == v)
+            })
+        })
+        .collect()
 }
 
 impl Planned {
     pub fn new(prog: Program) -> Planned {
         let prios = vec![OnceCell::new(); prog.blocks.len()];
-        Planned { prog, prios }
+        Planned {
+            prog,
+            prios,
+            pressure: OnceCell::new(),
+        }
     }
 
     /// The program.
@@ -227,6 +260,7 @@ impl Planned {
     /// it reports fewer blocks than there are).
     pub fn edit(&mut self, edit: impl FnOnce(&mut Program) -> Vec<bool>) {
         let changed = edit(&mut self.prog);
+        self.pressure = OnceCell::new();
         if changed.len() != self.prog.blocks.len() || self.prios.len() != changed.len() {
             self.prios = vec![OnceCell::new(); self.prog.blocks.len()];
             return;
@@ -242,10 +276,14 @@ impl Planned {
     }
 
     /// [`schedule`] with the kept priorities.
-    pub fn schedule(&self, window: usize) -> Result<(Vec<SBlock>, bool), String> {
-        schedule_with(&self.prog, window, &|b| {
-            self.prios[b].get_or_init(|| priorities(&self.prog.blocks[b].ops))
-        })
+    pub fn schedule(&self, (window, cap): Attempt) -> Result<(Vec<SBlock>, bool), String> {
+        let facts = cap.map(|c| (self.pressure.get_or_init(|| pressure_facts(&self.prog)), c));
+        schedule_with(
+            &self.prog,
+            window,
+            &|b| self.prios[b].get_or_init(|| priorities(&self.prog.blocks[b].ops)),
+            facts.map(|(f, c)| (f.as_slice(), c)),
+        )
     }
 }
 
@@ -262,7 +300,7 @@ impl Bundle<MOp> for Instr {
 /// instruction (if any block exits with a kill flag or discards) is returned separately.
 pub fn schedule(p: &Program, window: usize) -> Result<(Vec<SBlock>, bool), String> {
     let prios: Vec<Priorities> = p.blocks.iter().map(|b| priorities(&b.ops)).collect();
-    schedule_with(p, window, &|b| &prios[b])
+    schedule_with(p, window, &|b| &prios[b], None)
 }
 
 /// [`schedule`] with block `b`'s [`priorities`] from `prio(b)`.
@@ -270,11 +308,13 @@ fn schedule_with<'a>(
     p: &Program,
     window: usize,
     prio: &dyn Fn(usize) -> &'a Priorities,
+    cap: Option<(&[BlockPressure], u32)>,
 ) -> Result<(Vec<SBlock>, bool), String> {
     let mut out = Vec::with_capacity(p.blocks.len());
     let mut needs_discard_block = false;
     for (bi, b) in p.blocks.iter().enumerate() {
-        let (mut instrs, at) = schedule_ops(&b.ops, prio(bi), window)?;
+        let (mut instrs, at) =
+            schedule_ops(&b.ops, prio(bi), window, cap.map(|(f, c)| (&f[bi], c)))?;
         let next = bi + 1;
         // The instruction index after which a register read by the terminator is ready.
         let ready_after = |v: VReg| last_def(&b.ops, v).map(|i| at[i]);

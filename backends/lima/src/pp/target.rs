@@ -18,15 +18,27 @@ use irc_backend::{
 use irc_ir::{Module, ShaderStage};
 
 use super::mir::{Kind, Operand, Program, UnitKind};
-use super::sched::{Planned, SBlock};
+use super::sched::{Attempt, Planned, SBlock};
 use super::{decode, disasm, emit, encode, facts, lower, regalloc};
 
 /// The Mali-200/400 fragment processor target.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LimaFp;
 
-/// Scheduling windows tried in each round, widest first.
-const WINDOWS: [usize; 3] = [64, 12, 3];
+/// Scheduling attempts tried in each round (window, pressure cap): the widest window first
+/// (only in the first round), then a medium one; when both are over-full or do not color,
+/// the same windows with the scheduler deferring ops that start new values above a cap of
+/// live components (of the 24 lanes) — they often fit where the uncapped ones do not, with
+/// shorter code than the narrowest window, which comes last. The capped attempts come after
+/// the uncapped medium window, which later rounds try first: put first, their over-full
+/// schedules' covers would be spilled instead of the narrower schedules being tried.
+const WINDOWS: [Attempt; 5] = [
+    (64, None),
+    (12, None),
+    (64, Some(20)),
+    (12, Some(22)),
+    (3, None),
+];
 
 /// Most rounds of spill-and-retry before giving up.
 const MAX_SPILL_ROUNDS: usize = 200;
@@ -115,10 +127,10 @@ fn internal(msg: impl Into<String>) -> Diagnostic {
 type Scheduled = (Vec<SBlock>, bool);
 
 impl Schedulable for Planned {
-    type Attempt = usize;
+    type Attempt = Attempt;
     type Schedule = Scheduled;
-    fn schedule(&self, window: usize) -> Result<Scheduled, Diagnostic> {
-        Planned::schedule(self, window).map_err(internal)
+    fn schedule(&self, attempt: Attempt) -> Result<Scheduled, Diagnostic> {
+        Planned::schedule(self, attempt).map_err(internal)
     }
     fn describe(&self, (blocks, _): &Scheduled) -> ra::Program {
         let p = self.program();
