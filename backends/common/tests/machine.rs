@@ -702,6 +702,7 @@ fn pressure() -> ToyFn {
 const ATTEMPTS: Attempts<'static, ()> = Attempts {
     first: &[()],
     retry: &[()],
+    late: None,
     max_rounds: 50,
     growth_period: 3,
     file_name: "the toy registers",

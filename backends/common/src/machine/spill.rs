@@ -75,6 +75,10 @@ pub struct Attempts<'a, A> {
     pub first: &'a [A],
     /// Scheduling attempts of later rounds.
     pub retry: &'a [A],
+    /// From round `.0` on, these attempts instead of `retry` (a cheaper list for programs
+    /// that need many spill rounds, whose extra attempts rarely succeed and cost the most);
+    /// their first entry must be `retry`'s first.
+    pub late: Option<(usize, &'a [A])>,
     /// Most spill rounds before giving up.
     pub max_rounds: usize,
     /// Spills per round double every this many rounds.
@@ -114,10 +118,10 @@ where
         let mut failure: Option<AllocFailure> = None;
         // The pressure cover of the attempt the next round tries first, else the shortest.
         let mut cover: Option<(bool, Vec<VReg>)> = None;
-        let tries = if round == 0 {
-            attempts.first
-        } else {
-            attempts.retry
+        let tries = match attempts.late {
+            _ if round == 0 => attempts.first,
+            Some((from, late)) if round >= from => late,
+            _ => attempts.retry,
         };
         for &attempt in tries {
             let schedule = p.schedule(attempt)?;

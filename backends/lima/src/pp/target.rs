@@ -40,6 +40,14 @@ const WINDOWS: [Attempt; 5] = [
     (3, None),
 ];
 
+/// Spill rounds that also try the pressure-capped schedules; later rounds (large programs
+/// spilling round after round, where the capped schedules rarely fit and cost the most
+/// compile time) try only [`LATE_WINDOWS`].
+const CAPPED_ROUNDS: usize = 3;
+
+/// The attempts of the rounds from [`CAPPED_ROUNDS`] on.
+const LATE_WINDOWS: [Attempt; 2] = [(12, None), (3, None)];
+
 /// Most rounds of spill-and-retry before giving up.
 const MAX_SPILL_ROUNDS: usize = 200;
 
@@ -149,6 +157,7 @@ fn schedule_and_allocate(
     let attempts = Attempts {
         first: &WINDOWS[..],
         retry: &WINDOWS[1..],
+        late: Some((CAPPED_ROUNDS, &LATE_WINDOWS)),
         max_rounds: MAX_SPILL_ROUNDS,
         growth_period: 3,
         file_name: "the 6 vec4 registers",
