@@ -376,30 +376,15 @@ impl Walker<'_> {
     }
 }
 
-/// The ops `Walker::op` rewrites or rejects: scoped and structured control flow.
+/// The ops `Walker::op` rewrites or rejects: the control-flow class of the opcode table
+/// (scoped and structured control flow, phis) apart from the function ops, which the walk
+/// itself handles.
 fn is_control_flow(opcode: OpCode) -> bool {
-    matches!(
-        opcode,
-        OpCode::ScopedIf
-            | OpCode::ScopedElse
-            | OpCode::ScopedEndIf
-            | OpCode::ScopedLoop
-            | OpCode::ScopedLoopBreak
-            | OpCode::ScopedLoopContinue
-            | OpCode::ScopedEndLoop
-            | OpCode::ScopedSwitch
-            | OpCode::ScopedSwitchCase
-            | OpCode::ScopedSwitchDefault
-            | OpCode::ScopedSwitchBreak
-            | OpCode::ScopedEndSwitch
-            | OpCode::Return
-            | OpCode::Unreachable
-            | OpCode::Label
-            | OpCode::Branch
-            | OpCode::BranchConditional
-            | OpCode::Switch
-            | OpCode::Phi
-    )
+    opcode.is(irc_ir::Attrs::CONTROL)
+        && !matches!(
+            opcode,
+            OpCode::Function | OpCode::FunctionEnd | OpCode::FunctionCall
+        )
 }
 
 /// The `Constant` of the selector's type for a scoped case literal (canonicalized: signed types
