@@ -48,6 +48,16 @@ const CAPPED_ROUNDS: usize = 3;
 /// The attempts of the rounds from [`CAPPED_ROUNDS`] on.
 const LATE_WINDOWS: [Attempt; 2] = [(12, None), (3, None)];
 
+/// Programs with more machine ops than this skip the pressure-capped schedules altogether
+/// (the uncapped windows of [`UNCAPPED_WINDOWS`]): on the largest shaders every extra
+/// attempt is a full schedule and allocation per round, and the capped ones did not win
+/// there (D3D9 corpus totals are the same with the capped attempts for every size; the
+/// largest compiles take about half the time without them).
+const CAPPED_MAX_OPS: usize = 1000;
+
+/// The attempts of programs over [`CAPPED_MAX_OPS`].
+const UNCAPPED_WINDOWS: [Attempt; 3] = [(64, None), (12, None), (3, None)];
+
 /// Most rounds of spill-and-retry before giving up.
 const MAX_SPILL_ROUNDS: usize = 200;
 
@@ -154,9 +164,15 @@ fn schedule_and_allocate(
     prog: &mut Program,
     options: &CompileOptions,
 ) -> Result<(Vec<SBlock>, bool, ra::Allocation, ra::Program), Diagnostic> {
+    let ops: usize = prog.blocks.iter().map(|b| b.ops.len()).sum();
+    let windows: &[Attempt] = if ops > CAPPED_MAX_OPS {
+        &UNCAPPED_WINDOWS
+    } else {
+        &WINDOWS
+    };
     let attempts = Attempts {
-        first: &WINDOWS[..],
-        retry: &WINDOWS[1..],
+        first: windows,
+        retry: &windows[1..],
         late: Some((CAPPED_ROUNDS, &LATE_WINDOWS)),
         max_rounds: MAX_SPILL_ROUNDS,
         growth_period: 3,
