@@ -78,6 +78,11 @@ pub struct Module {
     function_ops: FunctionCounts,
 }
 
+/// The id bound [`Module::reserve_growth`] makes room for, for a module of `ids` ids.
+fn growth_bound(ids: usize) -> usize {
+    ids + ids / 2 + 16
+}
+
 /// How many `Function` and `FunctionEnd` ops a module holds.
 #[derive(Clone, Copy, Debug, Default)]
 struct FunctionCounts {
@@ -123,7 +128,7 @@ impl Module {
     /// first ops a pass adds do not copy the whole op table to grow it (one copy per module and
     /// pipeline, a few percent of a small shader's legalization).
     pub fn reserve_growth(&mut self) {
-        let bound = self.ops.len() + self.ops.len() / 2 + 16;
+        let bound = growth_bound(self.ops.len());
         self.ops.reserve(bound - self.ops.len());
         self.nodes.resize(bound);
         self.uses.reserve_ids(bound);
@@ -160,7 +165,7 @@ impl Module {
             .map(|(d, _)| d.index() + 1)
             .max()
             .unwrap_or(0);
-        m.ops.reserve(bound + bound / 2 + 16);
+        m.ops.reserve(growth_bound(bound));
         for _ in 0..bound {
             m.ops.push(Op::new(OpCode::Unknown, Type::void()));
         }

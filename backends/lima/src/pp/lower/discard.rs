@@ -97,6 +97,10 @@ fn quad_op_reachable(p: &Program, b: usize, at: usize) -> bool {
 /// Replaces the `Demote`s at `sites` (block, index of the op setting the kill flag) that no
 /// quad operation follows by a jump to a shared discard block; returns how many it replaced.
 pub fn early_discards(p: &mut Program, sites: &[(usize, usize)]) -> usize {
+    if sites.is_empty() {
+        // Most shaders: nothing to try, no copy of the program.
+        return 0;
+    }
     // A program that discards on every path keeps its exit (and the output registers the
     // reflection names) through the kill flag.
     let mut trial = p.clone();
