@@ -46,6 +46,10 @@ pub struct TargetCaps {
     pub select_cost: u16,
     /// `FSin` and `FCos` run natively (else `lower-trig` makes them polynomial arithmetic).
     pub trig: bool,
+    /// Float arithmetic, registers, uniforms and constants are fp16 whatever the IR's types
+    /// say (the Mali-400 PP): the largest finite value is 65504, which bounds the factors of
+    /// `legacy-mul=finite` (`crate::legacy_finite`).
+    pub fp16_arithmetic: bool,
 }
 
 impl TargetCaps {
@@ -70,6 +74,7 @@ impl TargetCaps {
         if_convert_limit: 8,
         select_cost: 0,
         trig: true,
+        fp16_arithmetic: false,
     };
 }
 
@@ -94,6 +99,7 @@ pub(crate) mod test_profiles {
         if_convert_limit: 16,
         select_cost: 0,
         trig: true,
+        fp16_arithmetic: false,
     };
     /// Like PICA200: D3D9 multiplies and dot products natively.
     pub const PICA_LIKE: TargetCaps = TargetCaps {
@@ -116,6 +122,7 @@ pub(crate) mod test_profiles {
         if_convert_limit: 16,
         select_cost: 0,
         trig: true,
+        fp16_arithmetic: false,
     };
     /// Like AGAL version 1: no branches, no loops.
     pub const AGAL_LIKE: TargetCaps = TargetCaps {
@@ -132,6 +139,7 @@ pub(crate) mod test_profiles {
         if_convert_limit: 8,
         select_cost: 0,
         trig: true,
+        fp16_arithmetic: false,
     };
 }
 
@@ -150,6 +158,10 @@ pub struct PassContext {
     /// `legacy_clamp`): IEEE products, and `FRcp`/`FRsq`/`FExp2` results of D3D9 shaders
     /// limited to the largest finite value.
     pub legacy_mul_clamp: bool,
+    /// Lower them with factors limited to the finite range (`legacy-mul=finite`,
+    /// [`crate::legacy_finite`]): `0 · x = 0` for every `x`, inf and NaN included, with vector
+    /// min/max instead of per-lane selects.
+    pub legacy_mul_finite: bool,
     /// Compile IEEE multiplies that are not `Precise` as D3D9 legacy ones (`relax-ieee-mul`),
     /// for targets that multiply only that way and a user who accepts `0 · inf = 0`.
     pub ieee_mul_legacy: bool,
@@ -170,6 +182,7 @@ impl Default for PassContext {
             legacy_state: LegacyState::default(),
             legacy_mul_ieee: false,
             legacy_mul_clamp: false,
+            legacy_mul_finite: false,
             ieee_mul_legacy: false,
         }
     }

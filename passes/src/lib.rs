@@ -24,6 +24,7 @@ pub mod inline;
 pub mod int_range;
 pub mod int_to_float;
 pub mod legacy_clamp;
+pub mod legacy_finite;
 pub mod legacy_state;
 pub mod legalize_ops;
 pub mod licm;

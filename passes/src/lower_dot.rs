@@ -13,15 +13,17 @@
 //! Legacy variants (`FDotLegacy`, `FDotAddLegacy`) use the D3D9 multiply (zero wins):
 //! - if the target executes `FMulLegacy`/`FMadLegacy` natively (but not the dot), the chain
 //!   is made of those ops;
-//! - otherwise the zero rule is applied once to the whole vectors, with the select pattern of
-//!   `lower-legacy` (`a' = Select(FEq(b, 0), 0, a)`, `b' = Select(FEq(a, 0), 0, b)`), and the
-//!   IEEE chain runs on `a'` and `b'` — the same values as per-component legacy multiplies.
+//! - otherwise the zero rule is applied once to the whole vectors, the way `lower-legacy`'s
+//!   mode does it (the exact select pattern `a' = Select(FEq(b, 0), 0, a)`,
+//!   `b' = Select(FEq(a, 0), 0, b)`, or factors limited to the finite range under
+//!   `legacy-mul=finite`), and the IEEE chain runs on `a'` and `b'` — the same values as
+//!   per-component legacy multiplies.
 //!
 //! Components are read with `CompositeExtract`, or taken directly from the operands of a
 //! `CompositeConstruct` that built the vector.
 
 use crate::caps::PassContext;
-use crate::lower_legacy::{legacy_operands, mad_legacy, mul_legacy, scalar_of};
+use crate::lower_legacy::{mad_legacy, mul_legacy, product_operands, scalar_of};
 use crate::PassError;
 use irc_ir::format::Dot;
 use irc_ir::{Module, Op, OpCode, OpFlags, SsaDef, Type};
@@ -76,7 +78,7 @@ fn lower(m: &mut Module, cx: &PassContext, d: SsaDef) -> Result<(), PassError> {
     // Legacy products through selects, unless the target multiplies the legacy way.
     let native_legacy = legacy && cx.caps.is_native(OpCode::FMulLegacy);
     if legacy && !native_legacy {
-        (a, b) = legacy_operands(m, d, a, b, &vty);
+        (a, b) = product_operands(m, cx, None, d, a, b, &vty);
     }
     for i in 0..n {
         let x = component(m, d, a, i, n);

@@ -25,19 +25,26 @@
 //! `legacy_mul_ieee`, and the `FRcp`/`FRsq`/`FExp2` results of D3D9 shaders are limited to the
 //! largest finite value first: DXVK's default float emulation ([`crate::legacy_clamp`]).
 //!
-//! **Exact by default, IEEE on request.** With [`PassContext::legacy_mul_ieee`] set (the
-//! driver's `LegacyMul::Ieee`), the zero rule is dropped: `FMulLegacy` becomes a plain `FMul`,
+//! **Finite mode** (the targets' default). With [`PassContext::legacy_mul_finite`] the
+//! products (and the legacy dot products, whole) become IEEE ops on factors limited to the
+//! finite range, one clamp per value ([`crate::legacy_finite`]): `0 · x = 0` still holds for
+//! every `x`, at a vector min/max per value instead of a compare and select per lane.
+//!
+//! **Exact, or IEEE on request.** Without a mode flag the select pattern above is exact. With
+//! [`PassContext::legacy_mul_ieee`] set (the driver's `LegacyMul::Ieee`), the zero rule is
+//! dropped: `FMulLegacy` becomes a plain `FMul`,
 //! `FMadLegacy` a plain `FMad`, the multiply inside `FPowLegacy` an `FMul`, and the legacy dot
 //! products `FDotLegacy`/`FDotAddLegacy` become `FDot`/`FDotAdd` (same operands, same rounded
 //! chain), which `lower-dot` then keeps or expands as the target needs. The result differs from
 //! the exact one only when one factor is ±0 and the other inf or NaN (`0 · inf` is NaN instead
 //! of 0) — rare in practice, but it happens on fp16 hardware where large values overflow to
-//! inf, hence the exact default. Ops the target executes natively stay native either way (they
+//! inf, hence the finite default. Ops the target executes natively stay native either way (they
 //! are exact and free).
 
 use crate::caps::PassContext;
+use crate::legacy_finite::{self, Limiter};
 use crate::PassError;
-use irc_ir::format::Arith;
+use irc_ir::format::{Arith, Dot};
 use irc_ir::{Module, Op, OpCode, OpFlags, ScalarType, SsaDef, Type};
 
 /// Runs the pass; returns whether the module changed.
@@ -51,17 +58,24 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
             (matches!(
                 op,
                 OpCode::FMulLegacy | OpCode::FMadLegacy | OpCode::FPowLegacy | OpCode::FLog2Legacy
-            ) || (dot && cx.ieee_products()))
+            ) || (dot && (cx.ieee_products() || cx.legacy_mul_finite)))
                 && !cx.caps.is_native(op)
         })
         .collect();
+    let mut limiter =
+        (cx.legacy_mul_finite && !work.is_empty()).then(|| legacy_finite::Limiter::new(m));
     for &d in &work {
-        lower(m, cx, d)?;
+        lower(m, cx, limiter.as_mut(), d)?;
     }
     Ok(clamped || !work.is_empty())
 }
 
-fn lower(m: &mut Module, cx: &PassContext, d: SsaDef) -> Result<(), PassError> {
+fn lower(
+    m: &mut Module,
+    cx: &PassContext,
+    mut limiter: Option<&mut Limiter>,
+    d: SsaDef,
+) -> Result<(), PassError> {
     let op = m.op(d).clone();
     let ty = op.ty.clone();
     let operands = Arith::of(&op);
@@ -91,14 +105,32 @@ fn lower(m: &mut Module, cx: &PassContext, d: SsaDef) -> Result<(), PassError> {
             } else {
                 OpCode::FDotAdd
             };
+            if cx.legacy_mul_finite {
+                let dot = Dot::of(&op);
+                let (a, b) = (arg(dot.a())?, arg(dot.b())?);
+                let (a2, b2) = legacy_finite::factors(m, cx, limiter, d, a, b);
+                let mut limited = Op::new(ieee.opcode, ty).arg(a2).arg(b2).with_flags(flags);
+                if let Some(c) = dot.add() {
+                    limited = limited.arg(c);
+                }
+                ieee = limited;
+            }
             m.rewrite(d, ieee);
         }
         OpCode::FMulLegacy => {
-            let (a, b) = legacy_operands(m, d, arg(operands.a())?, arg(operands.b())?, &ty);
-            m.rewrite(d, Op::new(OpCode::FMul, ty).arg(a).arg(b).with_flags(flags));
+            let (a, b) = (arg(operands.a())?, arg(operands.b())?);
+            let (a2, b2) = product_operands(m, cx, limiter.as_deref_mut(), d, a, b, &ty);
+            if let Some(l) = limiter {
+                l.note_product(m, d, [a, b, a2, b2]);
+            }
+            m.rewrite(
+                d,
+                Op::new(OpCode::FMul, ty).arg(a2).arg(b2).with_flags(flags),
+            );
         }
         OpCode::FMadLegacy => {
-            let (a, b) = legacy_operands(m, d, arg(operands.a())?, arg(operands.b())?, &ty);
+            let (a, b) = (arg(operands.a())?, arg(operands.b())?);
+            let (a, b) = product_operands(m, cx, limiter, d, a, b, &ty);
             m.rewrite(
                 d,
                 Op::new(OpCode::FMad, ty)
@@ -157,11 +189,7 @@ pub(crate) fn mul_legacy(
                 .with_flags(flags),
         );
     }
-    let (a, b) = if cx.ieee_products() {
-        (a, b)
-    } else {
-        legacy_operands(m, at, a, b, ty)
-    };
+    let (a, b) = product_operands(m, cx, None, at, a, b, ty);
     m.insert_before(
         at,
         Op::new(OpCode::FMul, ty.clone())
@@ -192,11 +220,7 @@ pub(crate) fn mad_legacy(
                 .with_flags(flags),
         );
     }
-    let (a, b) = if cx.ieee_products() {
-        (a, b)
-    } else {
-        legacy_operands(m, at, a, b, ty)
-    };
+    let (a, b) = product_operands(m, cx, None, at, a, b, ty);
     m.insert_before(
         at,
         Op::new(OpCode::FMad, ty.clone())
@@ -205,6 +229,28 @@ pub(crate) fn mad_legacy(
             .arg(c)
             .with_flags(flags),
     )
+}
+
+/// The operands of an IEEE multiply that gives the legacy product of `a` and `b` in the
+/// mode of `cx`, inserted before `at`: `a` and `b` themselves (`ieee`, `clamp`), factors
+/// limited to the finite range (`finite`; once per value with a `limiter`), or the
+/// exact select pattern.
+pub(crate) fn product_operands(
+    m: &mut Module,
+    cx: &PassContext,
+    limiter: Option<&mut Limiter>,
+    at: SsaDef,
+    a: SsaDef,
+    b: SsaDef,
+    ty: &Type,
+) -> (SsaDef, SsaDef) {
+    if cx.ieee_products() {
+        (a, b)
+    } else if cx.legacy_mul_finite {
+        legacy_finite::factors(m, cx, limiter, at, a, b)
+    } else {
+        legacy_operands(m, at, a, b, ty)
+    }
 }
 
 /// The operands of an IEEE multiply that gives the legacy product of `a` and `b`:
@@ -278,7 +324,8 @@ fn f64_to_f16_bits(v: f64) -> u16 {
     sign | (((e + 15) as u16) << 10) | mant
 }
 
-const F16_MAX: f64 = 65504.0;
+/// The largest finite f16 value.
+pub(crate) const F16_MAX: f64 = 65504.0;
 
 /// A constant of float type `ty` (scalar or vector) with every component `v`.
 pub(crate) fn float_const(m: &mut Module, ty: &Type, v: f64) -> SsaDef {

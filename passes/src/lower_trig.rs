@@ -111,6 +111,7 @@ mod tests {
         PassContext {
             caps: TargetCaps {
                 trig: false,
+                fp16_arithmetic: false,
                 ..caps
             },
             ..Default::default()
@@ -227,6 +228,7 @@ mod tests {
         let mut m = irc_ir::text::parse(SRC).unwrap();
         let caps = TargetCaps {
             trig: true,
+            fp16_arithmetic: false,
             ..crate::caps::test_profiles::LIMA_LIKE
         };
         let cx = PassContext {

@@ -37,7 +37,7 @@ use smallvec::SmallVec;
 
 /// Runs the pass; returns whether the module changed.
 pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
-    if cx.ieee_products() || cx.caps.is_native(OpCode::FMulLegacy) {
+    if cx.ieee_products() || cx.legacy_mul_finite || cx.caps.is_native(OpCode::FMulLegacy) {
         return Ok(false);
     }
     let work: Vec<SsaDef> = m

@@ -1,6 +1,8 @@
-//! The legacy-multiply modes that deviate from D3D9's exact rule, each against its own oracle:
-//! `legacy-mul=clamp` (DXVK's default D3D9 float emulation; `RunConfig::legacy_clamp`) and
-//! `legacy-mul=ieee` (plain IEEE products, `0 · inf` is NaN; `RunConfig::legacy_ieee`). For
+//! The legacy-multiply modes other than the default (`finite`, which every corpus check runs),
+//! each against its own oracle: `legacy-mul=exact` (D3D9's rule, the interpreter's own
+//! semantics), `legacy-mul=clamp` (DXVK's default D3D9 float emulation;
+//! `RunConfig::legacy_clamp`) and `legacy-mul=ieee` (plain IEEE products, `0 · inf` is NaN;
+//! `RunConfig::legacy_ieee`). For
 //! every target that declares the mode, every D3D9 corpus shader it compiles in that mode must
 //! match, in the target's simulator, the interpreter run under the mode's oracle (the
 //! raw-vs-prepared check of the harness uses that oracle for the raw shader:
@@ -16,6 +18,11 @@ use irc_testsuite::harness::metrics::applies_to;
 fn is_d3d9(path: &std::path::Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
     name.is_some_and(|n| ["s_1_", "s_2_", "s_3_"].iter().any(|p| n.contains(p)))
+}
+
+#[test]
+fn d3d9_corpus_shaders_match_the_exact_rule() {
+    check_mode("exact");
 }
 
 #[test]

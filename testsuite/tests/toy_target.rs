@@ -38,6 +38,7 @@ const CAPS: TargetCaps = TargetCaps {
     if_convert_limit: 0,
     select_cost: 0,
     trig: true,
+    fp16_arithmetic: false,
 };
 
 // Encoding: one opcode byte, then operands.

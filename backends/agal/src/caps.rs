@@ -20,6 +20,7 @@ pub const CAPS: TargetCaps = TargetCaps {
     if_convert_limit: 8,
     select_cost: 6,
     trig: true,
+    fp16_arithmetic: false,
 };
 
 /// The capabilities the `agal-fp`/`agal-vp` pipeline runs with: [`CAPS`], except that the
@@ -35,5 +36,6 @@ pub const PIPELINE_CAPS: TargetCaps = TargetCaps {
     if_convert_limit: 2,
     select_cost: 6,
     trig: true,
+    fp16_arithmetic: false,
     ..CAPS
 };

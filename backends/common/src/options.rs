@@ -41,9 +41,7 @@ impl OptionSpec {
 /// only multiply the IEEE way (the `legacy-mul` option those targets declare).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LegacyMul {
-    /// Exact D3D9 semantics (selects around the multiply). The default: on fp16 hardware
-    /// overflow to infinity is common, and `0 · inf` must stay 0.
-    #[default]
+    /// Exact D3D9 semantics (a compare and a select around each factor, per lane).
     Exact,
     /// Plain IEEE multiply: smaller code, differs only when one factor is 0 and the other is
     /// infinite or NaN.
@@ -54,6 +52,15 @@ pub enum LegacyMul {
     /// a zero factor; `0 · inf` and `0 · NaN` from inputs still give NaN
     /// (`irc_passes::legacy_clamp`; oracle: `irc_interp::RunConfig::legacy_clamp`).
     Clamp,
+    /// IEEE multiplies of factors limited to the finite range of the target's arithmetic
+    /// (a vector min/max per factor instead of a compare and select per lane): `0 · x = 0`
+    /// for every `x`, inf and NaN included — what a D3D9 shader relies on, and on fp16
+    /// hardware overflow to infinity is common — while a non-zero factor times inf or NaN
+    /// gives a finite value or an overflow instead (`irc_passes::legacy_finite`; oracle:
+    /// `irc_interp::RunConfig::legacy_finite`). The default: the cheapest mode that keeps
+    /// D3D9's zero rule.
+    #[default]
+    Finite,
 }
 
 impl LegacyMul {
@@ -71,17 +78,31 @@ impl LegacyMul {
                 "DXVK's default: IEEE multiplies, rcp/rsq/exp results clamped to the finite range \
                  (0 · inf and 0 · NaN from inputs give NaN)",
             ),
+            (
+                "finite",
+                "IEEE multiplies of factors clamped to the finite range: 0 · x = 0 for every x; \
+                 nonzero · inf or NaN gives a finite value or an overflow",
+            ),
         ],
-        default: "exact",
+        default: "finite",
         help: "how D3D9 legacy multiplies (and legacy dot products) are compiled",
     };
+
+    /// The mode set in `options` for a target that declares `declared`: `None` unless the
+    /// target declares this option (PICA's own `legacy-mul` has other values and meanings).
+    pub fn of_target(declared: &[OptionSpec], options: &CompileOptions) -> Option<LegacyMul> {
+        declared
+            .contains(&Self::OPTION)
+            .then(|| Self::from_options(options))
+    }
 
     /// The mode set in `options` (the default when unset).
     pub fn from_options(options: &CompileOptions) -> LegacyMul {
         match options.get(&Self::OPTION) {
             "ieee" => LegacyMul::Ieee,
             "clamp" => LegacyMul::Clamp,
-            _ => LegacyMul::Exact,
+            "exact" => LegacyMul::Exact,
+            _ => LegacyMul::Finite,
         }
     }
 }
@@ -183,7 +204,7 @@ mod tests {
     fn unknown_keys_and_bad_values_are_rejected_and_defaults_apply() {
         let specs = [LegacyMul::OPTION, NUM];
         let mut o = CompileOptions::default();
-        assert_eq!(LegacyMul::from_options(&o), LegacyMul::Exact);
+        assert_eq!(LegacyMul::from_options(&o), LegacyMul::Finite);
         assert_eq!(o.get_u32(&NUM), 0);
         o.set("legacy-mul", "ieee").set("force-spills", "3");
         assert!(o.validate("t", &specs).is_ok());

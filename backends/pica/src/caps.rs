@@ -28,4 +28,5 @@ pub const CAPS: TargetCaps = TargetCaps {
     if_convert_limit: 2,
     select_cost: 0,
     trig: false,
+    fp16_arithmetic: false,
 };

@@ -90,6 +90,16 @@ pub struct RunConfig {
     /// `legacy-mul=ieee` mode of the targets without legacy multiplies (`0 · inf` and `0 · NaN`
     /// are NaN). `FLog2Legacy` stays exact. Off by default.
     pub legacy_ieee: bool,
+    /// Evaluates `FMulLegacy`, `FMadLegacy`, `FDotLegacy`, `FDotAddLegacy` and `FPowLegacy`
+    /// as their IEEE ops on *finite* operands: each factor first goes through
+    /// `FClamp(x, −B, B)` per component, `B` being the bound given here or the largest finite
+    /// value of the type if that is smaller (the pow as `exp2(fin(b) · fin(log2 a))`, each
+    /// step rounded). NaN becomes `−B` (the clamp's NaN rule), infinities `±B`. So `0 · x` is
+    /// ±0 for every `x`, inf and NaN included, as D3D9 requires; a non-zero factor times an
+    /// infinite or NaN one gives a finite value or an overflow instead of inf/NaN. The oracle of
+    /// the `legacy-mul=finite` mode (`B` = 65504 on fp16 targets, `f32::MAX` elsewhere).
+    /// `FLog2Legacy` stays exact. `None` by default.
+    pub legacy_finite: Option<f64>,
     /// Computes every float width in a narrower range ([`irc_arith::NarrowRange`]: small
     /// magnitudes are +0, large ones ±inf, zero has no sign), the way a target with a narrower
     /// float format computes (PICA's float24). An oracle like the ones above; `None` by default.
@@ -109,6 +119,7 @@ impl Default for RunConfig {
             fold_zero_products: false,
             legacy_clamp: false,
             legacy_ieee: false,
+            legacy_finite: None,
             div_as_rcp_mul: false,
             sqrt_as_rcp_rsqrt: false,
             fine_default_derivatives: false,

@@ -420,6 +420,15 @@ impl Interp<'_, '_> {
             | OpCode::FMadLegacy
             | OpCode::FDotLegacy
             | OpCode::FDotAddLegacy
+            | OpCode::FPowLegacy
+                if self.cfg.legacy_finite.is_some() =>
+            {
+                self.finite_product(l, d, op)?
+            }
+            OpCode::FMulLegacy
+            | OpCode::FMadLegacy
+            | OpCode::FDotLegacy
+            | OpCode::FDotAddLegacy
                 if self.cfg.legacy_clamp || self.cfg.legacy_ieee =>
             {
                 let mut ieee = op.clone();
@@ -625,6 +634,51 @@ impl Interp<'_, '_> {
             args.push(self.arg(l, d, a)?);
         }
         crate::eval::fold_in(op, &args, &irc_ir::Type::void(), &self.p.fp_modes)
+            .ok_or_else(|| Trap::bad(d, format!("{} does not apply to these operands", op.opcode)))
+    }
+
+    /// A legacy product under [`crate::RunConfig::legacy_finite`]: the IEEE op on factors
+    /// limited to `±B`.
+    fn finite_product(&self, l: usize, d: SsaDef, op: &irc_ir::Op) -> Result<Value, Trap> {
+        let t = rt(op);
+        let mode = self.p.fp_modes.get(t);
+        let bound = self
+            .cfg
+            .legacy_finite
+            .unwrap_or(f64::INFINITY)
+            .min(float::max_finite(t));
+        let (lo, hi) = (float::from_f64(-bound, t), float::from_f64(bound, t));
+        let fin = |s: Scalar| float::float_op_in(OpCode::FClamp, t, &[s, lo, hi], 0, mode);
+        if op.opcode == OpCode::FPowLegacy {
+            return self.map(l, d, 2, |a| {
+                let lg = float::float_op_in(OpCode::FLog2, t, &[a[0]], 0, mode)?;
+                let p = float::float_op_in(OpCode::FMul, t, &[fin(a[1])?, fin(lg)?], 0, mode)?;
+                float::float_op_in(OpCode::FExp2, t, &[p], 0, mode)
+            });
+        }
+        let mut ieee = op.clone();
+        ieee.opcode = match op.opcode {
+            OpCode::FMulLegacy => OpCode::FMul,
+            OpCode::FMadLegacy => OpCode::FMad,
+            OpCode::FDotLegacy => OpCode::FDot,
+            _ => OpCode::FDotAdd,
+        };
+        let mut args: SmallVec<[Value; 4]> = SmallVec::new();
+        for (i, (_, a)) in op.refs().enumerate() {
+            let v = self.arg(l, d, a)?;
+            args.push(if i < 2 {
+                let comps = v
+                    .components()
+                    .ok_or_else(|| Trap::bad(d, "operand is not a scalar or vector"))?;
+                let limited: Option<SmallVec<[Scalar; 4]>> = comps.into_iter().map(fin).collect();
+                Value::from_components(
+                    limited.ok_or_else(|| Trap::bad(d, "op does not apply to these operands"))?,
+                )
+            } else {
+                v
+            });
+        }
+        crate::eval::fold_in(&ieee, &args, &irc_ir::Type::void(), &self.p.fp_modes)
             .ok_or_else(|| Trap::bad(d, format!("{} does not apply to these operands", op.opcode)))
     }
 

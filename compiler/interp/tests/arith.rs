@@ -186,6 +186,61 @@ fn legacy_ops_as_ieee() {
     assert_eq!(f32_of(&r[9]), f32::INFINITY);
 }
 
+/// The `legacy-mul=finite` oracle: each factor goes through `FClamp(x, −B, B)` first (here
+/// `B` = 65504, the fp16 bound), then the IEEE op: `0 · x` is ±0 for every `x`; an infinite
+/// factor counts as `±B`, a NaN one as `−B`; `FLog2Legacy` stays exact.
+#[test]
+fn legacy_ops_with_finite_factors() {
+    let cfg = irc_interp::RunConfig {
+        legacy_finite: Some(65504.0),
+        ..Default::default()
+    };
+    let r = eval_with(&cfg, |s| {
+        let zero = s.f32(0.0);
+        let inf = s.f32(f32::INFINITY);
+        let ninf = s.f32(f32::NEG_INFINITY);
+        let nan = s.f32(f32::NAN);
+        let half = s.f32(0.5);
+        let two = s.f32(2.0);
+        let three = s.f32(3.0);
+        let big = s.f32(1.0e6);
+        let va = s.add(
+            irc_ir::Op::new(O::CompositeConstruct, irc_ir::Type::vector(T::F32, 2))
+                .arg(zero)
+                .arg(two),
+        );
+        let vb = s.add(
+            irc_ir::Op::new(O::CompositeConstruct, irc_ir::Type::vector(T::F32, 2))
+                .arg(inf)
+                .arg(three),
+        );
+        vec![
+            s.op2(O::FMulLegacy, T::F32, zero, inf),      // 0: +0
+            s.op2(O::FMulLegacy, T::F32, nan, zero),      // 1: -65504 * 0 = -0
+            s.op2(O::FMulLegacy, T::F32, half, inf),      // 2: 32752
+            s.op2(O::FMulLegacy, T::F32, ninf, three),    // 3: -196512
+            s.op2(O::FMulLegacy, T::F32, nan, two),       // 4: -131008
+            s.op3(O::FMadLegacy, T::F32, zero, inf, two), // 5: 0 + 2 = 2
+            s.op2(O::FDotLegacy, T::F32, va, vb),         // 6: 0 * 65504 + 2 * 3 = 6
+            s.op2(O::FPowLegacy, T::F32, zero, zero),     // 7: exp2(0 * -65504) = 1
+            s.op2(O::FMulLegacy, T::F32, big, two),       // 8: 65504 * 2 = 131008
+            s.op1(O::FLog2Legacy, T::F32, zero),          // 9: -FLT_MAX (exact)
+            s.op2(O::FMul, T::F32, zero, inf),            // 10: IEEE ops unchanged: NaN
+        ]
+    });
+    assert_eq!(bits(&r[0]), 0);
+    assert_eq!(bits(&r[1]), 0x8000_0000);
+    assert_eq!(f32_of(&r[2]), 32752.0);
+    assert_eq!(f32_of(&r[3]), -196512.0);
+    assert_eq!(f32_of(&r[4]), -131008.0);
+    assert_eq!(f32_of(&r[5]), 2.0);
+    assert_eq!(f32_of(&r[6]), 6.0);
+    assert_eq!(f32_of(&r[7]), 1.0);
+    assert_eq!(f32_of(&r[8]), 131008.0);
+    assert_eq!(f32_of(&r[9]), -f32::MAX);
+    assert!(f32_of(&r[10]).is_nan());
+}
+
 #[test]
 fn f16_rounds_every_op() {
     // 1 + 2^-11 is half an f16 ulp above 1: ties to even gives 1.0.

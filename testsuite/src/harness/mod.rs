@@ -201,14 +201,19 @@ pub fn compare_run_with(
 }
 
 /// The interpreter configuration of the raw side of the raw-vs-prepared check for compile
-/// options `options`: exact semantics, or the oracle of the legacy-multiply mode that deviates
-/// from them (`legacy-mul=clamp`: [`irc_interp::RunConfig::legacy_clamp`]; `legacy-mul=ieee`:
+/// options `options` on `target`: exact semantics, or the oracle of the target's
+/// legacy-multiply mode that deviates from them (`legacy-mul=finite`, the default:
+/// [`irc_interp::RunConfig::legacy_finite`] with the target's bound; `legacy-mul=clamp`:
+/// [`irc_interp::RunConfig::legacy_clamp`]; `legacy-mul=ieee`:
 /// [`irc_interp::RunConfig::legacy_ieee`], where `0 · inf` and `0 · NaN` are NaN).
-pub fn raw_config(options: &irc::Options) -> irc_interp::RunConfig {
-    let mode = irc_backend::LegacyMul::from_options(&options.backend);
+pub fn raw_config(target: &dyn Target, options: &irc::Options) -> irc_interp::RunConfig {
+    use irc_backend::LegacyMul;
+    let mode = LegacyMul::of_target(target.options(), &options.backend);
     irc_interp::RunConfig {
-        legacy_clamp: mode == irc_backend::LegacyMul::Clamp,
-        legacy_ieee: mode == irc_backend::LegacyMul::Ieee,
+        legacy_clamp: mode == Some(LegacyMul::Clamp),
+        legacy_ieee: mode == Some(LegacyMul::Ieee),
+        legacy_finite: (mode == Some(LegacyMul::Finite))
+            .then(|| irc_passes::legacy_finite::target_bound(target.caps())),
         ..crate::equivalence::run_config()
     }
 }
@@ -248,7 +253,7 @@ pub fn compare_inputs_with(
     options: &irc::Options,
 ) -> Result<RunVerdict, String> {
     let oracle = interp_config(target, &options.backend);
-    let raw_cfg = &raw_config(options);
+    let raw_cfg = &raw_config(target, options);
     let want = match run(reference, inputs, &oracle) {
         Ok(o) => o,
         Err(t) => {

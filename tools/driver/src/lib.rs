@@ -357,12 +357,10 @@ pub(crate) fn run_pipeline(
     pm.context.legacy_state = options.legacy_state.clone();
     pm.context.legacy_mul_ieee = pipeline.legacy_mul_ieee;
     pm.context.ieee_mul_legacy = pipeline.ieee_mul_legacy;
-    // `legacy-mul=clamp`, on the targets that declare the option.
-    pm.context.legacy_mul_clamp = target
-        .options()
-        .iter()
-        .any(|o| o.name == LegacyMul::OPTION.name)
-        && LegacyMul::from_options(&options.backend) == LegacyMul::Clamp;
+    // `legacy-mul=clamp` and `finite`, on the targets that declare the option.
+    let legacy_mul = LegacyMul::of_target(target.options(), &options.backend);
+    pm.context.legacy_mul_clamp = legacy_mul == Some(LegacyMul::Clamp);
+    pm.context.legacy_mul_finite = legacy_mul == Some(LegacyMul::Finite);
     pm.context.caps = pipeline.caps;
     pm.run_named(m, "legacy-state").map_err(diag::from_pass)?;
     pipelines::run(pm, m, pipeline.kind).map_err(diag::from_pass)?;

@@ -242,15 +242,35 @@ fn prepared_module_computes_what_the_original_does_in_that_state() {
 #[test]
 fn legacy_mul_option_reaches_the_pipeline() {
     let count = |m: &irc_ir::Module, op| m.code().filter(|&d| m.opcode(d) == op).count();
-    let exact = prepare(Input::Text(ALPHA_TESTED), "lima-fp", &Options::default()).unwrap();
-    let mut o = Options::default();
-    o.backend.set("legacy-mul", "ieee");
-    let ieee = prepare(Input::Text(ALPHA_TESTED), "lima-fp", &o).unwrap();
+    let prepared = |mode: Option<&str>| {
+        let mut o = Options::default();
+        if let Some(mode) = mode {
+            o.backend.set("legacy-mul", mode);
+        }
+        prepare(Input::Text(ALPHA_TESTED), "lima-fp", &o).unwrap()
+    };
+    let finite = prepared(None);
+    let exact = prepared(Some("exact"));
+    let ieee = prepared(Some("ieee"));
+    // The default limits the factors (no selects), `exact` guards them, `ieee` does neither.
+    assert!(
+        count(&finite, OpCode::FClamp) > 0,
+        "{}",
+        text::print(&finite)
+    );
+    assert_eq!(
+        count(&finite, OpCode::Select),
+        0,
+        "{}",
+        text::print(&finite)
+    );
     assert!(count(&exact, OpCode::Select) > 0, "{}", text::print(&exact));
     assert_eq!(count(&ieee, OpCode::Select), 0, "{}", text::print(&ieee));
-    // 0 · inf: D3D9 gives 0, IEEE NaN.
+    assert_eq!(count(&ieee, OpCode::FClamp), 0, "{}", text::print(&ieee));
+    // 0 · inf: D3D9 (and the default) give 0, IEEE NaN.
     let a = [0.0, 1.0, 1.0, 1.0];
     let b = [f32::INFINITY, 1.0, 1.0, 1.0];
+    assert!(run_quad(&finite, a, b, None).contains("F32(0.0)"));
     assert!(run_quad(&exact, a, b, None).contains("F32(0.0)"));
     assert!(run_quad(&ieee, a, b, None).contains("NaN"));
 }

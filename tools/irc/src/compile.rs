@@ -121,10 +121,12 @@ pub struct CompileArgs {
     /// Optimization level (-O0, -O1, -O2).
     #[arg(short = 'O', default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=2))]
     pub opt_level: u8,
-    /// How D3D9 legacy multiplies are compiled, on targets that have the option: `exact`
-    /// (0 · x = 0 even for infinite or NaN x), `ieee` (smaller; differs only for 0 · inf
-    /// and 0 · NaN) or `clamp` (DXVK's default: IEEE multiplies, rcp/rsq/exp results clamped
-    /// to the finite range). Short for `-C legacy-mul=MODE`.
+    /// How D3D9 legacy multiplies are compiled, on targets that have the option: `finite`
+    /// (the default: factors clamped to the finite range, so 0 · x = 0 for every x; a
+    /// nonzero factor times inf or NaN gives a finite value or an overflow), `exact`
+    /// (D3D9's rule exactly: a compare and select per lane), `ieee` (smaller; differs for
+    /// 0 · inf and 0 · NaN) or `clamp` (DXVK's default: IEEE multiplies, rcp/rsq/exp results
+    /// clamped to the finite range). Short for `-C legacy-mul=MODE`.
     #[arg(long, value_name = "MODE")]
     pub legacy_mul: Option<String>,
     /// D3D9 alpha test: compare op (never, less, equal, less-equal, greater, not-equal,

@@ -22,4 +22,5 @@ pub const CAPS: TargetCaps = TargetCaps {
     if_convert_limit: u16::MAX,
     select_cost: 0,
     trig: false,
+    fp16_arithmetic: false,
 };

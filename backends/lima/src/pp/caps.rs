@@ -22,4 +22,5 @@ pub const CAPS: TargetCaps = TargetCaps {
     if_convert_limit: 16,
     select_cost: 0,
     trig: true,
+    fp16_arithmetic: true,
 };

@@ -293,11 +293,12 @@ fn emit_op(
                 u => return Err(err(format!("ALU op in unit {u:?}"))),
             }
         }
-        Kind::Mad | Kind::Select(_) => {
+        Kind::Mad | Kind::Clamp | Kind::Select(_) => {
             let scalar = units.first() == Some(&UnitKind::SMul);
             let is_sel = matches!(op.kind, Kind::Select(_));
             let mul_op = match op.kind {
                 Kind::Select(m) => m,
+                Kind::Clamp => MulOp::Max,
                 _ => MulOp::Mul,
             };
             let add_unit = units
@@ -328,10 +329,10 @@ fn emit_op(
                     modifier: OutMod::None,
                 });
             }
-            let (a0, a1, mul_in, acc) = if is_sel {
-                (2, Some(3), false, AccOp::Sel)
-            } else {
-                (2, None, true, AccOp::Add)
+            let (a0, a1, mul_in, acc) = match op.kind {
+                _ if is_sel => (2, Some(3), false, AccOp::Sel),
+                Kind::Clamp => (2, None, true, AccOp::Min),
+                _ => (2, None, true, AccOp::Add),
             };
             if add_unit == UnitKind::SAdd {
                 let x = if mul_in {

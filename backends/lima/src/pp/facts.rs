@@ -145,7 +145,7 @@ pub fn unit_options(op: &MOp) -> SmallVec<[SmallVec<[UnitKind; 3]>; 4]> {
             .into_iter()
             .map(|u| smallvec![u])
             .collect(),
-        Kind::Mad => {
+        Kind::Mad | Kind::Clamp => {
             if op.width == 1 {
                 smallvec![smallvec![SMul, SAdd], smallvec![VMul, VAdd]]
             } else {
@@ -179,8 +179,9 @@ pub fn src_read(op: &MOp, i: usize) -> (Slot, usize) {
         Kind::Alu(Alu::Sum3) => (first, 3),
         Kind::Alu(Alu::Sum4) => (first, 4),
         Kind::Alu(_) | Kind::ScaleVec => (first, width),
-        // Factors in the mul unit, the addend in the add unit.
-        Kind::Mad => (if i < 2 { first } else { second }, width),
+        // Factors (clamp: the value and its lower bound) in the mul unit, the addend (the
+        // upper bound) in the add unit.
+        Kind::Mad | Kind::Clamp => (if i < 2 { first } else { second }, width),
         // The scalar condition in the mul unit, the alternatives in the add unit.
         Kind::Select(_) => {
             if i < 2 {
@@ -251,7 +252,12 @@ impl MachOp for MOp {
 
     fn operands(&self, out: &mut Operands) {
         match &self.kind {
-            Kind::Alu(_) | Kind::ScaleVec | Kind::Mad | Kind::Select(_) | Kind::Spill { .. } => {
+            Kind::Alu(_)
+            | Kind::ScaleVec
+            | Kind::Mad
+            | Kind::Clamp
+            | Kind::Select(_)
+            | Kind::Spill { .. } => {
                 for (i, s) in self.srcs.iter().enumerate() {
                     let (slot, lanes) = src_read(self, i);
                     src_operands(out, s, slot, lanes);

@@ -170,6 +170,10 @@ pub enum Kind {
     /// `dst = srcs[0] · srcs[1] + srcs[2]` in a mul unit feeding the add unit of the same
     /// instruction (`^vmul` / `^fmul`).
     Mad,
+    /// `dst = min(max(srcs[0], srcs[1]), srcs[2])` (`FClamp`): the max in a mul unit feeding
+    /// the min in the add unit of the same instruction (`^vmul` / `^fmul`), so that a clamp
+    /// costs one instruction on the path instead of two.
+    Clamp,
     /// `dst = cond(srcs[0], srcs[1]) ? srcs[2] : srcs[3]`: the condition computed in the
     /// scalar mul unit (`^fmul`), the select in an add unit.
     Select(MulOp),

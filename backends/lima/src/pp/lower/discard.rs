@@ -65,6 +65,7 @@ pub fn is_quad_op(op: &MOp) -> bool {
         // Implicit LOD and LOD bias derive the level from the quad's coordinates.
         Kind::Texture { lod, .. } => !matches!(lod, Some((_, _, true))),
         Kind::Mad
+        | Kind::Clamp
         | Kind::Select(_)
         | Kind::ScaleVec
         | Kind::Varying { .. }

@@ -180,6 +180,19 @@ impl Lower<'_> {
         })
     }
 
+    /// `min(max(x, lo), hi)` component-wise, through the mul → add pipeline register.
+    fn clamp(&mut self, x: &[Src], lo: &[Src], hi: &[Src], width: u8) -> Comps {
+        let ok = width == 1 || [x, lo, hi].iter().all(|v| gather(v).is_some());
+        if !ok {
+            let mut out = Comps::new();
+            for i in 0..width as usize {
+                out.extend(self.clamp(&x[i..=i], &lo[i..=i], &hi[i..=i], 1));
+            }
+            return out;
+        }
+        self.group(Kind::Clamp, &[x, lo, hi], width)
+    }
+
     /// `a · b + c` component-wise, through the mul → add pipeline register.
     fn mad(&mut self, a: &[Src], b: &[Src], c: &[Src], width: u8) -> Comps {
         let ok = width == 1 || [a, b, c].iter().all(|x| gather(x).is_some());
@@ -411,8 +424,7 @@ impl Lower<'_> {
                 if is_const(&lo, 0.0) && is_const(&hi, 1.0) {
                     self.with_modifier(cl.a(), &x, OutMod::Sat)
                 } else {
-                    let t = self.alu(Alu::Max, &[&x, &lo], width);
-                    self.alu(Alu::Min, &[&t, &hi], width)
+                    self.clamp(&x, &lo, &hi, width)
                 }
             }
             OpCode::FDot | OpCode::FDotAdd => {

@@ -1,0 +1,414 @@
+//! The `finite` mode of `lower-legacy` (`legacy-mul=finite`): D3D9 legacy products as IEEE
+//! products of factors limited to the finite range.
+//!
+//! D3D9 multiplies so that zero wins: `0 · x = 0` for every `x`, inf and NaN included. The
+//! exact lowering guards each factor with a compare and a select per component
+//! (`b == 0 ? +0 : a`). On the Mali-400 PP a select takes one scalar condition, and AGAL has
+//! no select at all, so there every guarded lane costs a compare and a select (or more), and
+//! the guards dominate D3D9 code.
+//!
+//! This mode limits each factor to `[−B, B]` instead: one vector `FClamp` (a max and a min on
+//! the vector units, whatever the width). A zero factor then meets a finite one, and
+//! `finite · ±0 = ±0`, so `0 · x = 0` still holds for every `x`. What differs from `exact`:
+//! - a non-zero factor times an infinite one gives `±B · x` (finite when `|x| < 1`, an
+//!   overflow to inf otherwise) instead of inf;
+//! - times a NaN one it gives `−B · x` (the clamp's NaN rule: `FClamp(NaN, lo, hi) = lo`)
+//!   instead of NaN;
+//! - the sign of a zero product is the IEEE one (`−inf · +0 = −0`, where `exact` gives +0).
+//!
+//! `B` is the largest finite value of the target's arithmetic: 65504 where it computes in
+//! fp16 whatever the IR says ([`crate::TargetCaps::fp16_arithmetic`]: a larger f32 bound
+//! would become inf in its fp16 constants and clamp nothing), else the largest finite value
+//! of the type. So the clamp changes nothing but inf and NaN on every value the target holds.
+//!
+//! A factor that [`crate::float_facts`] proves finite is not clamped: the clamp is the
+//! identity on it (its limit, ±60000, lies inside `±B`); nor is a product this lowering made
+//! of a limited factor and one within `±1`. Each value is limited once, right after its
+//! definition, for all its products ([`Limiter`]). `FLog2Legacy` keeps its exact lowering.
+//!
+//! Measured (D3D9 corpus shaders, instructions): lima-fp pixel shaders 26,404 → 17,436
+//! (`ieee`: 11,743); whole corpus lima-vp 40,784 → 35,128, agal-fp 66,595 → 34,522, agal-vp
+//! 62,179 → 15,856, with 8 more shaders in each of lima-vp and agal-fp under their limits.
+//! The interpreter evaluates the same semantics directly under
+//! `irc_interp::RunConfig::legacy_finite`: that is this mode's oracle.
+
+use crate::caps::{PassContext, TargetCaps};
+use crate::float_facts::{self, Fact, FloatFacts};
+use crate::lower_legacy::{float_const, max_finite, scalar_of, F16_MAX};
+use irc_ir::format::{CompositeExtract, Constant};
+use irc_ir::{Module, Op, OpCode, ScalarType, SsaDef};
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
+
+/// The largest magnitude a factor keeps under `legacy-mul=finite` on a target with `caps`,
+/// before the type's own limit: 65504 where it computes in fp16, else unbounded. The
+/// interpreter's oracle takes this value (`RunConfig::legacy_finite`).
+pub fn target_bound(caps: &TargetCaps) -> f64 {
+    if caps.fp16_arithmetic {
+        F16_MAX
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// The largest magnitude a factor of scalar type `s` keeps on the target of `cx`.
+fn bound(cx: &PassContext, s: ScalarType) -> f64 {
+    max_finite(s).min(target_bound(&cx.caps))
+}
+
+/// Makes the limited factors of one module, each value limited once.
+///
+/// A value's clamp goes right after its definition (after the phis of its block for a phi), so
+/// that it dominates every product that uses the value and is shared by all of them. (Placed
+/// at each use instead and merged by `gvn`, clamps cost more: lima-fp 17,506 instructions
+/// and 770 spills on the D3D9 pixel shaders against 17,495 and 711; lima-vp 31,947 against
+/// 29,148 on the D3D9 vertex shaders.) Vectors
+/// built from pieces are limited through their pieces where that shares clamps:
+/// - `CompositeConstruct` members are limited one by one on scalar machines (the same lane
+///   count, shared with the members' other products); on vector machines
+///   ([`TargetCaps::vectorize`]) when every member that needs a clamp is the same scalar (a
+///   splat) or an extract of one vector, which is then limited whole;
+/// - on vector machines `CompositeExtract(v, i)` reads lane `i` of `v` limited whole (one
+///   vector clamp serves every swizzle of `v`).
+pub(crate) struct Limiter {
+    facts: FloatFacts,
+    limited: FxHashMap<SsaDef, SsaDef>,
+    /// Values made by this lowering that stay within `±B` (never NaN): the limited values,
+    /// and products of a limited or finite factor and one within `±1`. They need no clamp.
+    bounded: FxHashSet<SsaDef>,
+}
+
+impl Limiter {
+    /// A limiter for `m` (analyses its float facts).
+    pub(crate) fn new(m: &Module) -> Limiter {
+        Limiter {
+            facts: float_facts::analyze(m),
+            limited: FxHashMap::default(),
+            bounded: FxHashSet::default(),
+        }
+    }
+
+    /// Every lane of `x` is NaN-free and inside `±B` (the clamp is the identity on it).
+    fn finite(&self, m: &Module, x: SsaDef) -> bool {
+        self.bounded.contains(&x) || self.all_lanes(m, x, |f| f.finite())
+    }
+
+    fn all_lanes(&self, m: &Module, x: SsaDef, p: impl Fn(Fact) -> bool) -> bool {
+        let lanes = m.ty(x).as_basic().map_or(1, |t| t.vec_size() as usize);
+        (0..lanes).all(|i| p(self.facts.get(x, i)))
+    }
+
+    /// Notes that `d` is the IEEE product of the limited factors `a2` and `b2` (limited from
+    /// `a` and `b`): if one factor lies within `±1` and the other within `±B`, so does `d`
+    /// (the exact product does, and rounding keeps it there, `B` being representable), and a
+    /// later product that uses `d` needs no clamp for it.
+    pub(crate) fn note_product(&mut self, m: &Module, d: SsaDef, [a, b, a2, b2]: [SsaDef; 4]) {
+        let unit = |x: SsaDef| self.all_lanes(m, x, |f| !f.nan && f.lo >= -1.0 && f.hi <= 1.0);
+        if (unit(a) && self.finite(m, b2)) || (unit(b) && self.finite(m, a2)) {
+            self.bounded.insert(d);
+        }
+    }
+
+    /// `x` limited to the finite range of the target of `cx`, for a product at `at`.
+    pub(crate) fn limit(
+        &mut self,
+        m: &mut Module,
+        cx: &PassContext,
+        at: SsaDef,
+        x: SsaDef,
+    ) -> SsaDef {
+        if self.finite(m, x) {
+            return x;
+        }
+        if let Some(&l) = self.limited.get(&x) {
+            return l;
+        }
+        let Some(anchor) = definition_end(m, x) else {
+            // Not an op of the code (no float value is): clamp at the use.
+            return clamp(m, cx, x, |m, op| m.insert_before(at, op));
+        };
+        let l = match m.opcode(x) {
+            OpCode::CompositeConstruct => self.through_members(m, cx, at, x, anchor),
+            OpCode::CompositeExtract if cx.caps.vectorize => {
+                self.through_source(m, cx, at, x, anchor)
+            }
+            _ => None,
+        }
+        .unwrap_or_else(|| clamp(m, cx, x, |m, op| m.insert_after(anchor, op)));
+        self.limited.insert(x, l);
+        self.bounded.insert(l);
+        l
+    }
+
+    /// `CompositeConstruct` of the limited members (see the type's doc), after `anchor`.
+    fn through_members(
+        &mut self,
+        m: &mut Module,
+        cx: &PassContext,
+        at: SsaDef,
+        x: SsaDef,
+        anchor: SsaDef,
+    ) -> Option<SsaDef> {
+        let members: SmallVec<[SsaDef; 4]> = m.op(x).refs().filter_map(|(_, r)| r).collect();
+        if cx.caps.vectorize {
+            let mut sources = members
+                .iter()
+                .filter(|&&y| !self.finite(m, y))
+                .map(|&y| vector_source(m, y).map_or(y, |(v, _)| v));
+            let first = sources.next()?;
+            if !sources.all(|s| s == first) {
+                return None;
+            }
+        }
+        let mut op = Op::new(OpCode::CompositeConstruct, m.ty(x).clone());
+        for y in members {
+            op = op.arg(self.limit(m, cx, at, y));
+        }
+        Some(m.insert_after(anchor, op))
+    }
+
+    /// Lane `i` of the limited source vector of `x = CompositeExtract(v, i)`, after `anchor`.
+    fn through_source(
+        &mut self,
+        m: &mut Module,
+        cx: &PassContext,
+        at: SsaDef,
+        x: SsaDef,
+        anchor: SsaDef,
+    ) -> Option<SsaDef> {
+        let (v, _) = vector_source(m, x)?;
+        let address = CompositeExtract::of(m.op(x)).address()?;
+        let limited = self.limit(m, cx, at, v);
+        let op = Op::new(OpCode::CompositeExtract, m.ty(x).clone())
+            .arg(limited)
+            .arg(address);
+        Some(m.insert_after(anchor, op))
+    }
+}
+
+/// The vector and lane of `x = CompositeExtract(v, i)` for a float vector `v` and a constant
+/// `i`.
+fn vector_source(m: &Module, x: SsaDef) -> Option<(SsaDef, u64)> {
+    if m.opcode(x) != OpCode::CompositeExtract {
+        return None;
+    }
+    let ce = CompositeExtract::of(m.op(x));
+    let (v, a) = (ce.composite()?, ce.address()?);
+    let i = Constant::try_of(m.op(a))?.scalar(0)?;
+    let t = m.ty(v).as_basic()?;
+    (m.op(a).ty.as_scalar().is_some() && t.scalar_type().is_float() && i < t.vec_size() as u64)
+        .then_some((v, i))
+}
+
+/// The op after which a value defined by `x` can be used: `x` itself, or the last phi of its
+/// block; `None` for a declaration.
+fn definition_end(m: &Module, x: SsaDef) -> Option<SsaDef> {
+    if m.code().next().is_none_or(|first| m.precedes(x, first)) {
+        return None;
+    }
+    let mut end = x;
+    while let Some(n) = m.next(end).filter(|&n| m.opcode(n) == OpCode::Phi) {
+        end = n;
+    }
+    Some(end)
+}
+
+/// `FClamp(x, −B, B)` in the type of `x`, placed by `place`.
+fn clamp(
+    m: &mut Module,
+    cx: &PassContext,
+    x: SsaDef,
+    place: impl FnOnce(&mut Module, Op) -> SsaDef,
+) -> SsaDef {
+    let ty = m.ty(x).clone();
+    let b = bound(cx, scalar_of(&ty));
+    let lo = float_const(m, &ty, -b);
+    let hi = float_const(m, &ty, b);
+    place(m, Op::new(OpCode::FClamp, ty).arg(x).arg(lo).arg(hi))
+}
+
+/// The factors of an IEEE product that gives the `finite`-mode legacy product of `a` and `b`,
+/// for a product at `at`; without a limiter (ops made by other lowerings), clamped there.
+pub(crate) fn factors(
+    m: &mut Module,
+    cx: &PassContext,
+    limiter: Option<&mut Limiter>,
+    at: SsaDef,
+    a: SsaDef,
+    b: SsaDef,
+) -> (SsaDef, SsaDef) {
+    match limiter {
+        Some(l) => (l.limit(m, cx, at, a), l.limit(m, cx, at, b)),
+        None => {
+            let a2 = clamp(m, cx, a, |m, op| m.insert_before(at, op));
+            let b2 = if a == b {
+                a2
+            } else {
+                clamp(m, cx, b, |m, op| m.insert_before(at, op))
+            };
+            (a2, b2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::target_bound;
+    use crate::caps::{test_profiles, PassContext, TargetCaps};
+    use crate::lower_legacy::test_util::{check_same_under, float_fn_module, op_module};
+    use irc_interp::RunConfig;
+    use irc_ir::{text, Module, OpCode, ScalarType};
+
+    fn finite_cx(caps: TargetCaps) -> PassContext {
+        PassContext {
+            caps,
+            legacy_mul_finite: true,
+            ..Default::default()
+        }
+    }
+
+    fn lower(m: &Module, caps: TargetCaps) -> Module {
+        let cx = finite_cx(caps);
+        let mut l = m.clone();
+        crate::lower_legacy::run(&mut l, &cx).unwrap();
+        crate::lower_dot::run(&mut l, &cx).unwrap();
+        l
+    }
+
+    fn oracle(caps: &TargetCaps) -> RunConfig {
+        RunConfig {
+            legacy_finite: Some(target_bound(caps)),
+            ..Default::default()
+        }
+    }
+
+    fn count(m: &Module, opcode: OpCode) -> usize {
+        m.code().filter(|&d| m.opcode(d) == opcode).count()
+    }
+
+    const FP16: TargetCaps = TargetCaps {
+        fp16_arithmetic: true,
+        ..test_profiles::LIMA_LIKE
+    };
+
+    /// Every legacy op, scalar and vector, on scalar and vector machines, with the f32 and
+    /// the fp16 bound: the lowered module computes what the oracle computes on the raw one,
+    /// special values (zeros, infinities, NaN, values past the fp16 range) included.
+    #[test]
+    fn finite_mode_matches_its_oracle_on_every_target() {
+        let caps = [
+            TargetCaps::DEFAULT,
+            test_profiles::LIMA_LIKE,
+            test_profiles::AGAL_LIKE,
+            FP16,
+        ];
+        for caps in caps {
+            for (opcode, n) in [
+                (OpCode::FMulLegacy, 2),
+                (OpCode::FMadLegacy, 3),
+                (OpCode::FPowLegacy, 2),
+                (OpCode::FLog2Legacy, 1),
+            ] {
+                for (s, vec) in [(ScalarType::F32, 1), (ScalarType::F32, 4)] {
+                    let m = float_fn_module(opcode, s, vec, n);
+                    let what = format!("{opcode} {s}x{vec} on {}", caps.name);
+                    check_same_under(&m, &lower(&m, caps.clone()), &what, &oracle(&caps));
+                }
+            }
+            for (opcode, args) in [
+                (OpCode::FDotLegacy, vec!["f32x3", "f32x3"]),
+                (OpCode::FDotAddLegacy, vec!["f32x4", "f32x4", "f32"]),
+            ] {
+                let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+                let m = op_module(opcode, &args, "f32");
+                let what = format!("{opcode} on {}", caps.name);
+                check_same_under(&m, &lower(&m, caps.clone()), &what, &oracle(&caps));
+            }
+            let m = shared_factors();
+            let what = format!("shared factors on {}", caps.name);
+            check_same_under(&m, &lower(&m, caps.clone()), &what, &oracle(&caps));
+        }
+    }
+
+    /// `v` (a vec4 input) in three products: `v.x · v.yzw` (a splat and a swizzle of `v`),
+    /// `v · w` and `sat(w) · 2`, and `v.x · v.x`.
+    fn shared_factors() -> Module {
+        let s = "%1 = EntryPoint %20 Vertex
+%2 = f32x4 DclInput %1 0 0
+%3 = f32x4 DclInput %1 1 0
+%4 = f32x3 DclOutput %1 0 0
+%5 = f32x4 DclOutput %1 1 0
+%6 = f32x4 DclOutput %1 2 0
+%7 = f32 DclOutput %1 3 0
+%8 = u32 Constant 0
+%9 = u32 Constant 1
+%10 = u32 Constant 2
+%11 = u32 Constant 3
+%12 = f32x4 Constant 0.0 0.0 0.0 0.0
+%13 = f32x4 Constant 1.0 1.0 1.0 1.0
+%14 = f32x4 Constant 2.0 2.0 2.0 2.0
+%20 = Function
+%21 = Label None
+%22 = f32x4 InputLoad %2 null
+%23 = f32x4 InputLoad %3 null
+%24 = f32 CompositeExtract %22 %8
+%25 = f32 CompositeExtract %22 %9
+%26 = f32 CompositeExtract %22 %10
+%27 = f32 CompositeExtract %22 %11
+%28 = f32x3 CompositeConstruct %24 %24 %24
+%29 = f32x3 CompositeConstruct %25 %26 %27
+%30 = f32x3 FMulLegacy %28 %29
+%31 = OutputStore %4 null %30
+%32 = f32x4 FMulLegacy %22 %23
+%33 = OutputStore %5 null %32
+%34 = f32x4 FClamp %23 %12 %13
+%35 = f32x4 FMulLegacy %34 %14
+%36 = OutputStore %6 null %35
+%37 = f32 FMulLegacy %24 %24
+%38 = OutputStore %7 null %37
+%39 = Return
+%40 = FunctionEnd
+";
+        text::parse(s).unwrap_or_else(|e| panic!("{e}\n{s}"))
+    }
+
+    /// On a vector machine `v` is clamped once, whole, for all its products (the splat, the
+    /// swizzle and the square read lanes of it), `w` once, and the saturated factor and the
+    /// constant not at all: 2 clamps. On a scalar machine the splat and the swizzle are
+    /// limited lane by lane (`v.x` once, shared with the square; `v.y`, `v.z`, `v.w`), and
+    /// `v` and `w` whole: 6.
+    #[test]
+    fn each_value_is_limited_once() {
+        let m = shared_factors();
+        let vector = lower(&m, test_profiles::LIMA_LIKE);
+        assert_eq!(
+            count(&vector, OpCode::FClamp) - 1,
+            2,
+            "{}",
+            text::print(&vector)
+        );
+        let scalar = TargetCaps {
+            vectorize: false,
+            ..test_profiles::LIMA_LIKE
+        };
+        let scalar = lower(&m, scalar);
+        assert_eq!(
+            count(&scalar, OpCode::FClamp) - 1,
+            6,
+            "{}",
+            text::print(&scalar)
+        );
+    }
+
+    /// The bound is the fp16 maximum on fp16 machines, the type's maximum elsewhere.
+    #[test]
+    fn bound_follows_the_arithmetic() {
+        assert_eq!(target_bound(&FP16), 65504.0);
+        assert_eq!(target_bound(&test_profiles::LIMA_LIKE), f64::INFINITY);
+        let m = float_fn_module(OpCode::FMulLegacy, ScalarType::F32, 1, 2);
+        let printed = text::print(&lower(&m, FP16));
+        assert!(printed.contains("65504.0"), "{printed}");
+        let printed = text::print(&lower(&m, TargetCaps::DEFAULT));
+        assert!(printed.contains("3.4028235e38"), "{printed}");
+    }
+}
