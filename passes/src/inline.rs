@@ -48,6 +48,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Runs the pass; returns whether the module changed.
 pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
+    if nothing_to_do(m) {
+        return Ok(false);
+    }
     let functions = cfg::functions(m);
     let ranges: FxHashMap<SsaDef, FunctionRange> =
         functions.iter().map(|r| (r.function, *r)).collect();
@@ -110,6 +113,20 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
         changed = true;
     }
     Ok(changed)
+}
+
+/// True for the usual shader: no call, and one function, which the `EntryPoint` names (so
+/// there is nothing to inline and no function to remove). Found without walking the code.
+fn nothing_to_do(m: &Module) -> bool {
+    if m.contains_opcode(OpCode::FunctionCall) {
+        return false;
+    }
+    let Some((function, _)) = m.sole_function() else {
+        return false;
+    };
+    m.declarations()
+        .find(|&d| m.opcode(d) == OpCode::EntryPoint)
+        .is_some_and(|e| m.op(e).ref_defs().any(|f| f == function))
 }
 
 /// Functions reachable from `entries` through calls, callees before callers. Fails on
