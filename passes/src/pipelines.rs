@@ -75,10 +75,10 @@ pub fn cleanup(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
         pm,
         m,
         &[
-            "dce",
             "const-fold",
             "simplify",
             "gvn",
+            "dce",
             "dissolve-loops",
             "cfg-cleanup",
         ],
