@@ -96,8 +96,8 @@ pub fn cleanup(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
 /// the *other* passes have each run once without a change. The passes run in exactly the
 /// sequence of whole rounds up to that point, so the result is the module whole rounds would
 /// give (their extra runs are no-ops), without the re-runs of passes that already saw the final
-/// module: typically `dce` removes what the first round left dead, and the second round ends
-/// right before `dce` would run a third time.
+/// module: typically the second round ends right before the pass that made the first round's
+/// last change.
 pub fn fixpoint(
     pm: &mut PassManager,
     m: &mut Module,
