@@ -48,7 +48,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Runs the pass; returns whether the module changed.
 pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
-    if nothing_to_do(m) {
+    if cfg::is_one_entry_function_without_calls(m) {
         return Ok(false);
     }
     let functions = cfg::functions(m);
@@ -113,20 +113,6 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
         changed = true;
     }
     Ok(changed)
-}
-
-/// True for the usual shader: no call, and one function, which the `EntryPoint` names (so
-/// there is nothing to inline and no function to remove). Found without walking the code.
-fn nothing_to_do(m: &Module) -> bool {
-    if m.contains_opcode(OpCode::FunctionCall) {
-        return false;
-    }
-    let Some((function, _)) = m.sole_function() else {
-        return false;
-    };
-    m.declarations()
-        .find(|&d| m.opcode(d) == OpCode::EntryPoint)
-        .is_some_and(|e| m.op(e).ref_defs().any(|f| f == function))
 }
 
 /// Functions reachable from `entries` through calls, callees before callers. Fails on
