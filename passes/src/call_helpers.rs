@@ -34,6 +34,9 @@ type Key = (OpCode, OpFlags, Type, SmallVec<[Type; 3]>);
 
 /// Runs the pass; returns whether the module changed.
 pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
+    if !m.contains_where(outlinable) {
+        return Ok(false);
+    }
     let mut groups: FxHashMap<Key, (Vec<SsaDef>, usize)> = FxHashMap::default();
     let mut order: Vec<Key> = Vec::new();
     for d in m.code() {
@@ -134,10 +137,9 @@ fn expansion(cx: &PassContext, opcode: OpCode, n: usize, extracts: usize) -> Opt
 }
 
 /// The in-place cost of op `d`, `None` if it stays in place.
-fn inline_cost(m: &Module, cx: &PassContext, d: SsaDef) -> Option<usize> {
-    let op = m.op(d);
-    let opcode = op.opcode;
-    if !matches!(
+/// The ops a helper may take: the legacy multiplies (and `FLog2Legacy`) and the dot products.
+fn outlinable(opcode: OpCode) -> bool {
+    matches!(
         opcode,
         OpCode::FMulLegacy
             | OpCode::FMadLegacy
@@ -147,7 +149,13 @@ fn inline_cost(m: &Module, cx: &PassContext, d: SsaDef) -> Option<usize> {
             | OpCode::FDotAdd
             | OpCode::FDotLegacy
             | OpCode::FDotAddLegacy
-    ) {
+    )
+}
+
+fn inline_cost(m: &Module, cx: &PassContext, d: SsaDef) -> Option<usize> {
+    let op = m.op(d);
+    let opcode = op.opcode;
+    if !outlinable(opcode) {
         return None;
     }
     let args: SmallVec<[SsaDef; 3]> = op.ref_defs().collect();

@@ -91,7 +91,11 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
 pub fn dissolve(m: &mut Module) -> usize {
     let mut count = 0;
     for f in functions(m) {
-        if !f.body(m).any(|d| m.opcode(d) == OpCode::Label) {
+        // Only loop headers start a plan: a function without one needs no CFG or dominator
+        // tree (most shaders, and every one after its loops are gone).
+        let is_loop_header =
+            |d: SsaDef| matches!(construct(m, d), Some((Construct::StructuredLoop, ..)));
+        if !f.body(m).any(is_loop_header) {
             continue;
         }
         for _ in 0..MAX_ROUNDS {

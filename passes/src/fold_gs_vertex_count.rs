@@ -28,6 +28,9 @@ fn vertex_count(p: PrimitiveType) -> u64 {
 
 /// Runs the pass; returns whether the module changed.
 pub fn run(m: &mut Module, _: &PassContext) -> Result<bool, PassError> {
+    if !m.contains_opcode(OpCode::SetGsInputPrimitive) {
+        return Ok(false);
+    }
     let count = m
         .declarations()
         .find(|&d| m.opcode(d) == OpCode::SetGsInputPrimitive)

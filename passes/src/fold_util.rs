@@ -21,7 +21,9 @@ pub struct Worklist {
 impl Worklist {
     /// Every code op of `m`, to be popped in program order.
     pub fn of_code(m: &Module) -> Worklist {
-        let mut stack: Vec<SsaDef> = m.code().collect();
+        // Sized for the whole code at once (collecting the walk would grow it step by step).
+        let mut stack: Vec<SsaDef> = Vec::with_capacity(m.len() - m.declaration_count());
+        stack.extend(m.code());
         stack.reverse();
         let mut queued = vec![false; m.id_bound()];
         for &d in &stack {

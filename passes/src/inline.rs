@@ -48,6 +48,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Runs the pass; returns whether the module changed.
 pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
+    if cfg::is_one_entry_function_without_calls(m) {
+        return Ok(false);
+    }
     let functions = cfg::functions(m);
     let ranges: FxHashMap<SsaDef, FunctionRange> =
         functions.iter().map(|r| (r.function, *r)).collect();

@@ -24,6 +24,9 @@ use irc_ir::{BasicType, Module, Op, OpCode, ScalarType, SsaDef, Type};
 
 /// Runs the pass; returns whether the module changed.
 pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
+    if !m.contains_where(may_need_legalizing) {
+        return Ok(false);
+    }
     let work: Vec<SsaDef> = m
         .code()
         .filter(|&d| match m.opcode(d) {
@@ -44,6 +47,18 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
         }
     }
     Ok(!work.is_empty())
+}
+
+/// The opcodes whose ops this pass may rewrite (which of them it does depends on the op).
+fn may_need_legalizing(opcode: OpCode) -> bool {
+    matches!(
+        opcode,
+        OpCode::UBitExtract
+            | OpCode::SBitExtract
+            | OpCode::IBitInsert
+            | OpCode::ConvertF32toPackedF16
+            | OpCode::UMSad
+    )
 }
 
 /// True if `d` is a `ConvertF32toPackedF16` of something else than `f32x2`.

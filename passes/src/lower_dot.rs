@@ -26,20 +26,17 @@ use crate::caps::PassContext;
 use crate::lower_legacy::{mad_legacy, mul_legacy, product_operands, scalar_of};
 use crate::PassError;
 use irc_ir::format::Dot;
+use irc_ir::Format;
 use irc_ir::{Module, Op, OpCode, OpFlags, SsaDef, Type};
 
 /// Runs the pass; returns whether the module changed.
 pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
-    let work: Vec<SsaDef> = m
-        .code()
-        .filter(|&d| {
-            let op = m.opcode(d);
-            matches!(
-                op,
-                OpCode::FDot | OpCode::FDotLegacy | OpCode::FDotAdd | OpCode::FDotAddLegacy
-            ) && !cx.caps.is_native(op)
-        })
-        .collect();
+    // The dot products are the opcode table's `Dot` format.
+    let expands = |op: OpCode| op.format() == Format::Dot && !cx.caps.is_native(op);
+    if !m.contains_where(expands) {
+        return Ok(false);
+    }
+    let work: Vec<SsaDef> = m.code().filter(|&d| expands(m.opcode(d))).collect();
     for &d in &work {
         lower(m, cx, d)?;
     }

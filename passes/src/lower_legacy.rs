@@ -45,10 +45,16 @@ use crate::caps::PassContext;
 use crate::legacy_finite::{self, Limiter};
 use crate::PassError;
 use irc_ir::format::{Arith, Dot};
-use irc_ir::{Module, Op, OpCode, OpFlags, ScalarType, SsaDef, Type};
+use irc_ir::{Attrs, Module, Op, OpCode, OpFlags, ScalarType, SsaDef, Type};
 
 /// Runs the pass; returns whether the module changed.
 pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
+    // Every op it lowers is of the opcode table's legacy class.
+    if !cx.legacy_mul_clamp
+        && !m.contains_where(|op| op.is(Attrs::LEGACY) && !cx.caps.is_native(op))
+    {
+        return Ok(false);
+    }
     let clamped = cx.legacy_mul_clamp && crate::legacy_clamp::clamp_results(m);
     let work: Vec<SsaDef> = m
         .code()

@@ -40,6 +40,11 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
         float16: cx.caps.float16,
         int16: cx.caps.int16,
     };
+    // The usual shader has no min-precision type: one look at the types, no copy of the list.
+    let limits = m.contains_opcode(OpCode::MinValue) || m.contains_opcode(OpCode::MaxValue);
+    if !limits && !m.iter().any(|d| has_min(m.ty(d))) {
+        return Ok(false);
+    }
     let mut changed = false;
     let all: Vec<SsaDef> = m.iter().collect();
     for d in all {

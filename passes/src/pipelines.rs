@@ -75,10 +75,10 @@ pub fn cleanup(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
         pm,
         m,
         &[
-            "dce",
             "const-fold",
             "simplify",
             "gvn",
+            "dce",
             "dissolve-loops",
             "cfg-cleanup",
         ],
@@ -89,30 +89,29 @@ pub fn cleanup(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
 /// Runs `passes` in rounds, in order, until the module is a fixpoint of all of them, or for
 /// at most `max_rounds` rounds.
 ///
-/// The loop stops as soon as every pass has run once since the last change and changed
-/// nothing, which may be in the middle of a round: the passes after the last one that changed
-/// the module saw it as it is and left it alone, and the ones before it have now seen it too.
-/// The passes run in exactly the sequence of whole rounds up to that point, so the result is
-/// the module whole rounds would give (their extra runs are no-ops), without the last round's
-/// re-runs of the passes that already saw the final module: the second round usually ends
-/// before the last pass that changed something in the first.
+/// The loop stops as soon as every pass has seen the module as it is and left it alone, which
+/// may be in the middle of a round. Every pass of a clean-up list is idempotent (a second run
+/// right after its own changes finds nothing: it works to its own fixpoint), so the pass that
+/// made the last change has seen the module as it is too: after a change, the loop ends once
+/// the *other* passes have each run once without a change. The passes run in exactly the
+/// sequence of whole rounds up to that point, so the result is the module whole rounds would
+/// give (their extra runs are no-ops), without the re-runs of passes that already saw the final
+/// module: typically the second round ends right before the pass that made the first round's
+/// last change.
 pub fn fixpoint(
     pm: &mut PassManager,
     m: &mut Module,
     passes: &[&str],
     max_rounds: usize,
 ) -> Result<(), PassError> {
-    // Passes run since the last change without changing anything.
-    let mut quiet = 0;
+    // Passes that have seen the module as it is: the last one that changed it, and those run
+    // since without changing anything.
+    let mut settled = 0;
     for _ in 0..max_rounds {
         for pass in passes {
-            if step(pm, m, pass)? {
-                quiet = 0;
-            } else {
-                quiet += 1;
-                if quiet == passes.len() {
-                    return Ok(());
-                }
+            settled = if step(pm, m, pass)? { 1 } else { settled + 1 };
+            if settled == passes.len() {
+                return Ok(());
             }
         }
     }

@@ -32,12 +32,17 @@ use crate::float_facts::{analyze, FloatFacts};
 use crate::lower_legacy::{bool_type, float_const, scalar_of};
 use crate::PassError;
 use irc_ir::format::{Arith, Dot};
-use irc_ir::{Module, Op, OpCode, SsaDef, Type};
+use irc_ir::{Attrs, Module, Op, OpCode, SsaDef, Type};
 use smallvec::SmallVec;
 
 /// Runs the pass; returns whether the module changed.
 pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
-    if cx.ieee_products() || cx.legacy_mul_finite || cx.caps.is_native(OpCode::FMulLegacy) {
+    // Every op it trims is of the opcode table's legacy class.
+    if cx.ieee_products()
+        || cx.legacy_mul_finite
+        || cx.caps.is_native(OpCode::FMulLegacy)
+        || !m.contains_where(|op| op.is(Attrs::LEGACY) && !cx.caps.is_native(op))
+    {
         return Ok(false);
     }
     let work: Vec<SsaDef> = m

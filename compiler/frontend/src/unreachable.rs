@@ -123,6 +123,9 @@ fn function(m: &mut Module, g: &Cfg) {
 /// Removes every function that is neither an entry point's function nor called, directly or
 /// indirectly, from one.
 pub fn remove_uncalled_functions(m: &mut Module) {
+    if cfg::is_one_entry_function_without_calls(m) {
+        return;
+    }
     let functions = cfg::functions(m);
     let mut live: FxHashSet<SsaDef> = m
         .declarations()

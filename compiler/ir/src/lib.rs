@@ -24,6 +24,7 @@ pub mod limits;
 pub mod module;
 pub mod op;
 pub mod opcode;
+mod opcode_counts;
 pub mod ssa_util;
 pub mod strings;
 pub mod text;

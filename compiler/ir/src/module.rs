@@ -10,7 +10,8 @@
 
 use crate::entities::SsaDef;
 use crate::op::{Op, Operand};
-use crate::opcode::OpCode;
+use crate::opcode::{Attrs, OpCode};
+use crate::opcode_counts::OpcodeCounts;
 use crate::types::Type;
 use crate::uses::UseLists;
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
@@ -73,32 +74,15 @@ pub struct Module {
     decls: List,
     code: List,
     constants: FxHashMap<Op, SsaDef>,
-    /// Live `Function` and `FunctionEnd` ops, so that the common one-function module is found
-    /// without a walk ([`Module::sole_function`]).
-    function_ops: FunctionCounts,
+    /// Live ops per opcode: presence queries without a walk ([`Module::contains_opcode`],
+    /// [`Module::contains_class`]), and the common one-function module found at once
+    /// ([`Module::sole_function`]).
+    opcode_counts: OpcodeCounts,
 }
 
 /// The id bound [`Module::reserve_growth`] makes room for, for a module of `ids` ids.
 fn growth_bound(ids: usize) -> usize {
     ids + ids / 2 + 16
-}
-
-/// How many `Function` and `FunctionEnd` ops a module holds.
-#[derive(Clone, Copy, Debug, Default)]
-struct FunctionCounts {
-    starts: u32,
-    ends: u32,
-}
-
-impl FunctionCounts {
-    fn count(&mut self, opcode: OpCode, add: bool) {
-        let n = match opcode {
-            OpCode::Function => &mut self.starts,
-            OpCode::FunctionEnd => &mut self.ends,
-            _ => return,
-        };
-        *n = if add { *n + 1 } else { *n - 1 };
-    }
 }
 
 /// A copy is made to be transformed (a pipeline runs on it): it gets room for the ops passes
@@ -112,7 +96,7 @@ impl Clone for Module {
             decls: self.decls,
             code: self.code,
             constants: self.constants.clone(),
-            function_ops: self.function_ops,
+            opcode_counts: self.opcode_counts.clone(),
         };
         m.reserve_growth();
         m
@@ -142,7 +126,7 @@ impl Module {
         self.decls = List::default();
         self.code = List::default();
         self.constants.clear();
-        self.function_ops = FunctionCounts::default();
+        self.opcode_counts.clear();
     }
 
     /// Builds a module from ops with given ids, in program order. Ids not listed become holes.
@@ -190,7 +174,7 @@ impl Module {
                 }
                 m.constants.insert(op.clone(), def);
             }
-            m.function_ops.count(op.opcode, true);
+            m.opcode_counts.added(op.opcode);
             m.ops[def] = op;
             m.link_at_end(def, section);
         }
@@ -284,11 +268,30 @@ impl Module {
     /// (one of each, the first and the last code op); `None` otherwise. Constant time.
     pub fn sole_function(&self) -> Option<(SsaDef, SsaDef)> {
         let (f, e) = (self.code.first?, self.code.last?);
-        (self.function_ops.starts == 1
-            && self.function_ops.ends == 1
+        (self.opcode_counts.of(OpCode::Function) == 1
+            && self.opcode_counts.of(OpCode::FunctionEnd) == 1
             && self.ops[f].opcode == OpCode::Function
             && self.ops[e].opcode == OpCode::FunctionEnd)
             .then_some((f, e))
+    }
+    /// The number of live ops of `opcode`. Constant time.
+    pub fn count_of(&self, opcode: OpCode) -> usize {
+        self.opcode_counts.of(opcode)
+    }
+    /// True if some live op has opcode `opcode`. Constant time: a pass whose opcodes are all
+    /// absent returns without a walk.
+    pub fn contains_opcode(&self, opcode: OpCode) -> bool {
+        self.opcode_counts.of(opcode) > 0
+    }
+    /// True if some live op's opcode has every class of `class` (the opcode table's
+    /// [`Attrs`]): one look-up per opcode, no walk.
+    pub fn contains_class(&self, class: Attrs) -> bool {
+        self.contains_where(|op| op.is(class))
+    }
+    /// True if some live op's opcode satisfies `wanted` (a pass's own test of the opcodes it
+    /// works on, asked once per opcode of the table): no walk.
+    pub fn contains_where(&self, wanted: impl Fn(OpCode) -> bool) -> bool {
+        self.opcode_counts.any(wanted)
     }
     /// All live ops in program order: declarations first, then code.
     pub fn iter(&self) -> impl Iterator<Item = SsaDef> + '_ {
@@ -392,8 +395,8 @@ impl Module {
         let constant = self.ops[d].opcode.is_constant_like() || op.opcode.is_constant_like();
         if !constant && self.ops[d].operands == op.operands {
             // Same references: the use lists stay as they are.
-            self.function_ops.count(self.ops[d].opcode, false);
-            self.function_ops.count(op.opcode, true);
+            self.opcode_counts.removed(self.ops[d].opcode);
+            self.opcode_counts.added(op.opcode);
             self.ops[d] = op;
             return;
         }
@@ -521,7 +524,7 @@ impl Module {
     }
 
     fn register(&mut self, d: SsaDef) {
-        self.function_ops.count(self.ops[d].opcode, true);
+        self.opcode_counts.added(self.ops[d].opcode);
         for i in 0..self.ops[d].operands.len() {
             if let Operand::Ref(t) = self.ops[d].operands[i] {
                 self.uses.push(t, d);
@@ -533,7 +536,7 @@ impl Module {
     }
 
     fn unregister(&mut self, d: SsaDef) {
-        self.function_ops.count(self.ops[d].opcode, false);
+        self.opcode_counts.removed(self.ops[d].opcode);
         for i in 0..self.ops[d].operands.len() {
             if let Operand::Ref(t) = self.ops[d].operands[i] {
                 self.uses.remove_one(t, d);

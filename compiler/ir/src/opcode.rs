@@ -621,6 +621,9 @@ for_each_opcode!(define_opcodes);
 /// Last declarative opcode value: opcodes at or below it are declarations, which precede code.
 pub const LAST_DECLARATIVE: u16 = 63;
 
+/// One past the highest opcode value: opcodes fit 10 bits (tables indexed by value use it).
+pub const OPCODE_VALUE_BOUND: usize = 1024;
+
 impl OpCode {
     pub fn name(self) -> &'static str {
         self.info().name
@@ -729,7 +732,10 @@ mod tests {
             assert!(seen.insert(op.value()), "duplicate value {}", op.value());
             assert_eq!(OpCode::from_u16(op.value()), Some(op));
             assert_eq!(OpCode::from_name(op.name()), Some(op));
-            assert!(op.value() < 1024, "opcode must fit 10 bits");
+            assert!(
+                usize::from(op.value()) < OPCODE_VALUE_BOUND,
+                "opcode must fit 10 bits"
+            );
         }
         // 199 ops of the pinned commit (reference §A.5) + CompositeInsert, MinValue, MaxValue.
         assert_eq!(OpCode::ALL.len(), 202);

@@ -80,6 +80,21 @@ pub fn functions(m: &Module) -> Vec<FunctionRange> {
     out
 }
 
+/// True for the usual shader: no `FunctionCall`, and one function, which the `EntryPoint`
+/// names; so there is no call to inline and no uncalled function to remove. Found from the
+/// module's opcode counts and the declarations, without walking the code.
+pub fn is_one_entry_function_without_calls(m: &Module) -> bool {
+    if m.contains_opcode(OpCode::FunctionCall) {
+        return false;
+    }
+    let Some((function, _)) = m.sole_function() else {
+        return false;
+    };
+    m.declarations()
+        .find(|&d| m.opcode(d) == OpCode::EntryPoint)
+        .is_some_and(|e| m.op(e).ref_defs().any(|f| f == function))
+}
+
 /// The `Function` op whose range contains `d` (or `d` itself if it is a `Function`).
 pub fn function_of(m: &Module, d: SsaDef) -> Option<SsaDef> {
     let mut cur = Some(d);
@@ -281,6 +296,29 @@ mod tests {
     use crate::op::Op;
     use crate::types::Type;
     use cranelift_entity::EntityRef;
+
+    /// The no-call shortcut holds for one function the entry point names, and stops holding
+    /// with a call or a second function.
+    #[test]
+    fn one_entry_function_without_calls() {
+        let src = "%1 = EntryPoint %2 Vertex\n%2 = Function\n%3 = Label None\n%4 = Return\n\
+                   %5 = FunctionEnd\n";
+        let mut m = crate::text::parse(src).expect("parse");
+        let d = |i: usize| SsaDef::new(i - 1);
+        assert!(is_one_entry_function_without_calls(&m));
+        let call = m.insert_before(d(4), Op::new(OpCode::FunctionCall, Type::void()).arg(d(2)));
+        assert!(!is_one_entry_function_without_calls(&m));
+        m.remove(call);
+        assert!(is_one_entry_function_without_calls(&m));
+        let f2 = m.add(Op::new(OpCode::Function, Type::void()));
+        let e2 = m.add(Op::new(OpCode::FunctionEnd, Type::void()));
+        assert!(!is_one_entry_function_without_calls(&m));
+        m.remove(e2);
+        m.remove(f2);
+        // A function the entry point does not name is uncalled: not the shortcut.
+        m.rewrite(d(1), Op::new(OpCode::EntryPoint, Type::void()).lit(0));
+        assert!(!is_one_entry_function_without_calls(&m));
+    }
 
     /// The one-function shortcut of [`functions`] must give what the walk gives, and must not
     /// be taken once the module holds a second function or a stray `FunctionEnd`.

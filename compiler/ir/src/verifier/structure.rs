@@ -1,6 +1,7 @@
-//! Module structure: declarations before code, exactly one `EntryPoint`, every code op inside a
-//! `Function … FunctionEnd` range (functions do not nest), parameter loads naming a parameter of
-//! the function they are in, and calls passing one argument per parameter.
+//! Module structure: declarations before code, the module's per-opcode counts matching its ops,
+//! exactly one `EntryPoint`, every code op inside a `Function … FunctionEnd` range (functions do
+//! not nest), parameter loads naming a parameter of the function they are in, and calls passing
+//! one argument per parameter.
 
 use super::Ctx;
 use crate::analysis::function_of;
@@ -24,6 +25,21 @@ pub(super) fn check(cx: &mut Ctx<'_>) {
     for d in m.code() {
         if m.opcode(d).is_declarative() {
             cx.err(d, format!("declaration {} placed after code", m.opcode(d)));
+        }
+    }
+    // The module's per-opcode counts (presence queries that let passes skip walks) must
+    // agree with the ops; they are kept by every mutation, so this too holds by construction.
+    let mut walked = vec![0usize; crate::opcode::OPCODE_VALUE_BOUND];
+    for d in m.iter() {
+        walked[usize::from(m.opcode(d).value())] += 1;
+    }
+    for &op in OpCode::ALL {
+        let n = walked[usize::from(op.value())];
+        if m.count_of(op) != n {
+            cx.err(
+                None,
+                format!("module counts {} {op} ops, but holds {n}", m.count_of(op)),
+            );
         }
     }
 
