@@ -62,8 +62,8 @@ fn bound(cx: &PassContext, s: ScalarType) -> f64 {
 /// that it dominates every product that uses the value and is shared by all of them. (Placed
 /// at each use instead and merged by `gvn`, clamps cost more: lima-fp 17,506 instructions
 /// and 770 spills on the D3D9 pixel shaders against 17,495 and 711; lima-vp 31,947 against
-/// 29,148 on the D3D9 vertex shaders.) Vectors
-/// built from pieces are limited through their pieces where that shares clamps:
+/// 29,148 on the D3D9 vertex shaders.) Vectors built from pieces are limited through their
+/// pieces where that shares clamps:
 /// - `CompositeConstruct` members are limited one by one on scalar machines (the same lane
 ///   count, shared with the members' other products); on vector machines
 ///   ([`TargetCaps::vectorize`]) when every member that needs a clamp is the same scalar (a
