@@ -432,12 +432,7 @@ impl Interp<'_, '_> {
                 if self.cfg.legacy_clamp || self.cfg.legacy_ieee =>
             {
                 let mut ieee = op.clone();
-                ieee.opcode = match op.opcode {
-                    OpCode::FMulLegacy => OpCode::FMul,
-                    OpCode::FMadLegacy => OpCode::FMad,
-                    OpCode::FDotLegacy => OpCode::FDot,
-                    _ => OpCode::FDotAdd,
-                };
+                ieee.opcode = ieee_product(op.opcode);
                 self.pure(l, d, &ieee)?
             }
             OpCode::FPowLegacy if self.cfg.legacy_clamp || self.cfg.legacy_ieee => {
@@ -657,12 +652,7 @@ impl Interp<'_, '_> {
             });
         }
         let mut ieee = op.clone();
-        ieee.opcode = match op.opcode {
-            OpCode::FMulLegacy => OpCode::FMul,
-            OpCode::FMadLegacy => OpCode::FMad,
-            OpCode::FDotLegacy => OpCode::FDot,
-            _ => OpCode::FDotAdd,
-        };
+        ieee.opcode = ieee_product(op.opcode);
         let mut args: SmallVec<[Value; 4]> = SmallVec::new();
         for (i, (_, a)) in op.refs().enumerate() {
             let v = self.arg(l, d, a)?;
@@ -726,6 +716,17 @@ impl Interp<'_, '_> {
             out.push(f(&a).ok_or_else(|| Trap::bad(d, "op does not apply to these operands"))?);
         }
         Ok(Value::from_components(out))
+    }
+}
+
+/// The IEEE op of legacy product `op` (`FMulLegacy`, `FMadLegacy`, `FDotLegacy`,
+/// `FDotAddLegacy`).
+fn ieee_product(op: OpCode) -> OpCode {
+    match op {
+        OpCode::FMulLegacy => OpCode::FMul,
+        OpCode::FMadLegacy => OpCode::FMad,
+        OpCode::FDotLegacy => OpCode::FDot,
+        _ => OpCode::FDotAdd,
     }
 }
 

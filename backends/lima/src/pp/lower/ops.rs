@@ -182,28 +182,26 @@ impl Lower<'_> {
 
     /// `min(max(x, lo), hi)` component-wise, through the mul → add pipeline register.
     fn clamp(&mut self, x: &[Src], lo: &[Src], hi: &[Src], width: u8) -> Comps {
-        let ok = width == 1 || [x, lo, hi].iter().all(|v| gather(v).is_some());
-        if !ok {
-            let mut out = Comps::new();
-            for i in 0..width as usize {
-                out.extend(self.clamp(&x[i..=i], &lo[i..=i], &hi[i..=i], 1));
-            }
-            return out;
-        }
-        self.group(Kind::Clamp, &[x, lo, hi], width)
+        self.mul_add_group(Kind::Clamp, [x, lo, hi], width)
     }
 
     /// `a · b + c` component-wise, through the mul → add pipeline register.
     fn mad(&mut self, a: &[Src], b: &[Src], c: &[Src], width: u8) -> Comps {
-        let ok = width == 1 || [a, b, c].iter().all(|x| gather(x).is_some());
-        if !ok {
-            let mut out = Comps::new();
-            for i in 0..width as usize {
-                out.extend(self.mad(&a[i..=i], &b[i..=i], &c[i..=i], 1));
-            }
-            return out;
+        self.mul_add_group(Kind::Mad, [a, b, c], width)
+    }
+
+    /// A mul → add group of three operands (two in the mul unit, one in the add unit): one
+    /// vector op when every operand is one register's lanes, else one op per lane.
+    fn mul_add_group(&mut self, kind: Kind, args: [&[Src]; 3], width: u8) -> Comps {
+        if width == 1 || args.iter().all(|x| gather(x).is_some()) {
+            return self.group(kind, &args, width);
         }
-        self.group(Kind::Mad, &[a, b, c], width)
+        let mut out = Comps::new();
+        for i in 0..width as usize {
+            let lane = args.map(|x| &x[i..=i]);
+            out.extend(self.mul_add_group(kind.clone(), lane, 1));
+        }
+        out
     }
 
     /// Dot product of `n` components (sum3/sum4 of a vec4 product, or a mul + mad).
