@@ -140,6 +140,13 @@ impl Limiter {
         l
     }
 
+    /// Whether `y` limited is defined before any op that uses `y` (so before a vector built
+    /// from it): `y` itself, an earlier clamp, or one placed right after `y`. Not for a
+    /// declaration (an `Undef`), whose clamp goes before its product.
+    fn placeable(&self, m: &Module, y: SsaDef) -> bool {
+        self.finite(m, y) || self.limited.contains_key(&y) || definition_end(m, y).is_some()
+    }
+
     /// `CompositeConstruct` of the limited members (see the type's doc), after `anchor`.
     fn through_members(
         &mut self,
@@ -150,6 +157,9 @@ impl Limiter {
         anchor: SsaDef,
     ) -> Option<SsaDef> {
         let members: SmallVec<[SsaDef; 4]> = m.op(x).refs().filter_map(|(_, r)| r).collect();
+        if !members.iter().all(|&y| self.placeable(m, y)) {
+            return None;
+        }
         if cx.caps.vectorize {
             let mut sources = members
                 .iter()
@@ -177,6 +187,9 @@ impl Limiter {
         anchor: SsaDef,
     ) -> Option<SsaDef> {
         let (v, _) = vector_source(m, x)?;
+        if !self.placeable(m, v) {
+            return None;
+        }
         let address = CompositeExtract::of(m.op(x)).address()?;
         let limited = self.limit(m, cx, at, v);
         let op = Op::new(OpCode::CompositeExtract, m.ty(x).clone())
@@ -398,6 +411,45 @@ mod tests {
             "{}",
             text::print(&scalar)
         );
+    }
+
+    /// Undefined values are declarations, with no place in the code right after them: a
+    /// vector built from one, or a swizzle of an undefined vector, is clamped whole after its
+    /// own definition, never through a piece clamped later than the vector is built.
+    #[test]
+    fn undefined_pieces_are_clamped_in_order() {
+        let s = "%1 = EntryPoint %20 Vertex
+%2 = f32 DclInput %1 0 0
+%3 = f32x2 DclInput %1 1 0
+%4 = f32x2 DclOutput %1 0 0
+%5 = f32 DclOutput %1 1 0
+%6 = f32 Undef
+%7 = f32x4 Undef
+%8 = u32 Constant 1
+%20 = Function
+%21 = Label None
+%22 = f32 InputLoad %2 null
+%23 = f32x2 InputLoad %3 null
+%24 = f32x2 CompositeConstruct %22 %6
+%25 = f32x2 FMulLegacy %24 %23
+%26 = OutputStore %4 null %25
+%27 = f32 CompositeExtract %7 %8
+%28 = f32 FMulLegacy %27 %22
+%29 = OutputStore %5 null %28
+%30 = Return
+%31 = FunctionEnd
+";
+        let m = text::parse(s).unwrap_or_else(|e| panic!("{e}\n{s}"));
+        for caps in [test_profiles::LIMA_LIKE, test_profiles::AGAL_LIKE] {
+            let scalar = TargetCaps {
+                vectorize: false,
+                ..caps.clone()
+            };
+            for caps in [caps, scalar] {
+                let what = format!("undefined pieces on {}", caps.name);
+                check_same_under(&m, &lower(&m, caps.clone()), &what, &oracle(&caps));
+            }
+        }
     }
 
     /// The bound is the fp16 maximum on fp16 machines, the type's maximum elsewhere.
