@@ -96,7 +96,7 @@ fn lower(m: &mut Module, cx: &PassContext, d: SsaDef) -> Result<(), PassError> {
                     .arg(s)
                     .with_flags(flags),
             ),
-            (None, true) => mul_legacy(m, cx, d, x, y, &ty, flags),
+            (None, true) => mul_legacy(m, cx, None, d, [x, y], &ty, flags),
             (Some(s), true) => mad_legacy(m, cx, d, [x, y, s], &ty, flags),
         };
         acc = Some(step);

@@ -152,7 +152,7 @@ fn lower(
                 d,
                 Op::new(OpCode::FLog2, ty.clone()).arg(a).with_flags(flags),
             );
-            let p = mul_legacy(m, cx, d, b, l, &ty, flags);
+            let p = mul_legacy(m, cx, limiter, d, [b, l], &ty, flags);
             m.rewrite(d, Op::new(OpCode::FExp2, ty).arg(p).with_flags(flags));
         }
         OpCode::FLog2Legacy => {
@@ -174,15 +174,15 @@ fn lower(
     Ok(())
 }
 
-/// Emits `FMulLegacy(a, b)` of type `ty` before `at`: the native op if the target has it, a
-/// plain `FMul` under [`PassContext::legacy_mul_ieee`], else the select pattern and an `FMul`.
-/// Returns the product.
+/// Emits `FMulLegacy(a, b)` of type `ty` before `at`: the native op if the target has it, else
+/// an `FMul` of the factors [`product_operands`] gives in the mode of `cx` (with `limiter`,
+/// finite-mode clamps are shared with the module's other products). Returns the product.
 pub(crate) fn mul_legacy(
     m: &mut Module,
     cx: &PassContext,
+    limiter: Option<&mut Limiter>,
     at: SsaDef,
-    a: SsaDef,
-    b: SsaDef,
+    [a, b]: [SsaDef; 2],
     ty: &Type,
     flags: OpFlags,
 ) -> SsaDef {
@@ -195,7 +195,7 @@ pub(crate) fn mul_legacy(
                 .with_flags(flags),
         );
     }
-    let (a, b) = product_operands(m, cx, None, at, a, b, ty);
+    let (a, b) = product_operands(m, cx, limiter, at, a, b, ty);
     m.insert_before(
         at,
         Op::new(OpCode::FMul, ty.clone())
