@@ -12,7 +12,10 @@ use irc_backend::machine::copies::{sequence, Step, Strategy};
 use irc_backend::machine::dce::{dead_writes, remove_unreachable, Reads};
 use irc_backend::machine::deps::deps;
 use irc_backend::machine::describe::{ProgramBuilder, VRegShape};
-use irc_backend::machine::list::{list_schedule, list_schedule_capped, Bundle, Priorities};
+use irc_backend::machine::list::{
+    list_schedule, list_schedule_capped, list_schedule_just_in_time, list_schedule_with, Bundle,
+    Priorities,
+};
 use irc_backend::machine::pressure::{BlockPressure, Tracker};
 use irc_backend::machine::remat::Rematerialize;
 use irc_backend::machine::spill::{
@@ -535,6 +538,54 @@ fn a_pressure_cap_finishes_values_before_starting_new_ones() {
     // A cap nobody can meet still schedules everything.
     let (b, _): (Vec<Pair>, _) = list_schedule_capped(&ops, &prio, 8, &facts, 0).unwrap();
     assert_eq!(b.iter().map(|b| b.ops.len()).sum::<usize>(), ops.len());
+}
+
+#[test]
+fn just_in_time_ops_wait_for_their_reader() {
+    // A chain a → a+a → … → out, and a constant k read only at the end (k + chain): placed
+    // by height alone, k goes into the first bundle and lives through the whole chain.
+    let mut f = ToyFn::default();
+    let chain = [(); 5].map(|_| f.vreg(1));
+    let (k, sum) = (f.vreg(1), f.vreg(1));
+    let konst = |dst| ToyOp::Const {
+        dst,
+        comp: 0,
+        value: 3,
+    };
+    let mut ops = vec![konst(k), konst(chain[0])];
+    for w in chain.windows(2) {
+        ops.push(ToyOp::Add {
+            dst: w[1],
+            a: w[0],
+            b: w[0],
+        });
+    }
+    ops.push(ToyOp::Add {
+        dst: sum,
+        a: chain[4],
+        b: k,
+    });
+    ops.push(ToyOp::Out { src: sum, comp: 0 });
+    let is_const = |o: &ToyOp| matches!(o, ToyOp::Const { .. });
+    let prio = Priorities::with_just_in_time(&ops, |_| false, is_const);
+    let (eager, at_eager): (Vec<Pair>, _) = list_schedule_with(&ops, &prio, 16).unwrap();
+    let (timely, at): (Vec<Pair>, _) = list_schedule_just_in_time(&ops, &prio, 16, None).unwrap();
+    for i in 0..ops.len() {
+        assert!(prio.deps().preds(i).iter().all(|&p| at[p as usize] < at[i]));
+    }
+    // Eagerly, k shares the first bundle with the chain's start; just in time, it goes into
+    // the bundle of the chain's last add, right before its reader, at no cost in bundles.
+    assert_eq!(at_eager[0], 0);
+    assert_eq!(at[0], at[5]);
+    assert_eq!(at[6], at[5] + 1);
+    assert_eq!(timely.len(), eager.len());
+    // The chain's own constant has no other predecessor to wait for: due at once.
+    assert_eq!(at[1], 0);
+    // A program of nothing but just-in-time ops still schedules (empty bundles take them).
+    let only = vec![konst(k)];
+    let p = Priorities::with_just_in_time(&only, |_| false, is_const);
+    let (b, _): (Vec<Pair>, _) = list_schedule_just_in_time(&only, &p, 4, None).unwrap();
+    assert_eq!(b.len(), 1);
 }
 
 // ---------------------------------------------------------------------------------------------

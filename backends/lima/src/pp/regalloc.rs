@@ -76,7 +76,7 @@ pub fn describe(p: &Program, blocks: &[SBlock], succs: &[Vec<usize>]) -> regallo
 /// others are not even visited again, and keep their scheduling facts).
 pub fn spill(p: &mut Program, v: VReg) -> Vec<bool> {
     let touched = touching(p, v);
-    if let Some(load) = varying_def(p, v) {
+    if let Some(load) = remat_def(p, v).cloned() {
         rematerialize(p, v, &load, &touched);
         return touched;
     }
@@ -235,30 +235,54 @@ fn touching(p: &Program, v: VReg) -> Vec<bool> {
         .collect()
 }
 
-/// The varying load that is `v`'s only write, if so: a varying is the same wherever it is
-/// read, so such a value is loaded again at each read instead of going through the stack.
-fn varying_def(p: &Program, v: VReg) -> Option<MOp> {
+/// `v`'s only write, if it can be recomputed at each read instead of going through the
+/// stack: a plain varying load (a varying is the same wherever it is read), or an ALU op
+/// (a clamp, a move, a multiply-add …) that reads only fp16 constants and directly
+/// addressed uniforms, such as the finite clamp of a uniform: one instruction at the reader
+/// instead of a store per component and a reload.
+pub fn remat_def(p: &Program, v: VReg) -> Option<&MOp> {
     let mut defs = p
         .blocks
         .iter()
         .flat_map(|b| &b.ops)
         .filter(|o| o.dst == Some(v));
     let def = defs.next()?;
-    let plain = matches!(def.kind, Kind::Varying { .. })
-        && def.dst_comp == 0
-        && def.modifier == super::isa::OutMod::None;
-    (plain && defs.next().is_none()).then(|| def.clone())
+    let recomputable = match def.kind {
+        Kind::Varying { .. } => def.modifier == super::isa::OutMod::None,
+        _ => reads_no_register(def),
+    };
+    (recomputable && def.dst_comp == 0 && defs.next().is_none()).then_some(def)
 }
 
-/// Replaces every read of `v` by a fresh copy of its varying `load` just before the reader
-/// (terminator reads included) and drops the original load, in the `touched` blocks (those
-/// accessing `v`).
+/// Whether `op` is an ALU op (a clamp, a move, a multiply-add …) that reads only fp16
+/// constants and directly addressed uniforms: it computes the same value wherever it is put.
+pub fn reads_no_register(op: &MOp) -> bool {
+    match op.kind {
+        Kind::Alu(_) | Kind::Mad | Kind::Clamp => op.srcs.iter().all(|s| {
+            matches!(
+                s.op,
+                Operand::Const(_) | Operand::Uniform { offset: None, .. }
+            )
+        }),
+        Kind::Select(_)
+        | Kind::ScaleVec
+        | Kind::Varying { .. }
+        | Kind::Special(_)
+        | Kind::Texture { .. }
+        | Kind::Spill { .. } => false,
+    }
+}
+
+/// Replaces every read of `v` by a fresh copy of its recomputable definition `load` just
+/// before the reader (terminator reads included) and drops the original, in the `touched`
+/// blocks (those accessing `v`).
 fn rematerialize(p: &mut Program, v: VReg, load: &MOp, touched: &[bool]) {
     let size = p.vregs[v.0 as usize].size;
     p.vregs[v.0 as usize].no_spill = true;
     let fresh = |p: &mut Program, out: &mut Vec<MOp>| {
         let t = p.new_vreg_nospill(size);
-        p.vregs[t.0 as usize].lane0 = true;
+        p.vregs[t.0 as usize].lane0 =
+            p.vregs[v.0 as usize].lane0 || matches!(load.kind, Kind::Varying { .. });
         let mut l = load.clone();
         l.dst = Some(t);
         out.push(l);

@@ -27,7 +27,9 @@ use std::cell::OnceCell;
 
 use half::f16;
 use irc_backend::machine::dce::{one_point_per_op, Reads};
-use irc_backend::machine::list::{list_schedule_capped, list_schedule_with, Bundle, Priorities};
+use irc_backend::machine::list::{
+    list_schedule_capped, list_schedule_just_in_time, list_schedule_with, Bundle, Priorities,
+};
 use irc_backend::machine::pressure::BlockPressure;
 use irc_backend::machine::{MachFunction, Operands};
 use irc_backend::regalloc::{liveness, VReg};
@@ -189,9 +191,15 @@ fn last_def(ops: &[MOp], v: VReg) -> Option<usize> {
 }
 
 /// The window-independent scheduling facts of one block's ops: spill stores are urgent (they
-/// end live ranges).
+/// end live ranges); ops that read only constants and directly addressed uniforms (a
+/// uniform's finite clamp, a constant moved into a register, their rematerialized copies) are
+/// just in time, so that they do not hold a register from the block's first instruction on.
 pub fn priorities(ops: &[MOp]) -> Priorities {
-    Priorities::new(ops, |op: &MOp| matches!(op.kind, Kind::Spill { .. }))
+    Priorities::with_just_in_time(
+        ops,
+        |op: &MOp| matches!(op.kind, Kind::Spill { .. }),
+        super::regalloc::reads_no_register,
+    )
 }
 
 /// Schedules one block's ops into instructions (terminator not included), with the block's
@@ -203,8 +211,10 @@ pub fn schedule_ops(
     prio: &Priorities,
     window: usize,
     cap: Option<(&BlockPressure, u32)>,
+    just_in_time: bool,
 ) -> Result<(Vec<Instr>, Vec<usize>), String> {
     match cap {
+        _ if just_in_time => list_schedule_just_in_time(ops, prio, window, cap),
         None => list_schedule_with(ops, prio, window),
         Some((facts, limit)) => list_schedule_capped(ops, prio, window, facts, limit),
     }
@@ -221,9 +231,40 @@ pub struct Planned {
     pressure: OnceCell<Vec<BlockPressure>>,
 }
 
-/// How to schedule: the window, and the live-component count above which the scheduler
-/// defers ops that start new values (`None`: no cap).
-pub type Attempt = (usize, Option<u32>);
+/// How to schedule: the window, the live-component count above which the scheduler defers
+/// ops that start new values (`None`: no cap), and whether ops that read no register are
+/// placed just in time ([`priorities`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attempt {
+    pub window: usize,
+    pub cap: Option<u32>,
+    pub just_in_time: bool,
+}
+
+impl Attempt {
+    /// Window `window`, no cap, no just-in-time placement.
+    pub const fn window(window: usize) -> Attempt {
+        Attempt {
+            window,
+            cap: None,
+            just_in_time: false,
+        }
+    }
+    /// This attempt with the pressure cap `cap`.
+    pub const fn capped(self, cap: u32) -> Attempt {
+        Attempt {
+            cap: Some(cap),
+            ..self
+        }
+    }
+    /// This attempt with just-in-time placement.
+    pub const fn just_in_time(self) -> Attempt {
+        Attempt {
+            just_in_time: true,
+            ..self
+        }
+    }
+}
 
 /// Every block's [`BlockPressure`], from the program's component liveness.
 pub fn pressure_facts(p: &Program) -> Vec<BlockPressure> {
@@ -276,11 +317,16 @@ impl Planned {
     }
 
     /// [`schedule`] with the kept priorities.
-    pub fn schedule(&self, (window, cap): Attempt) -> Result<(Vec<SBlock>, bool), String> {
-        let facts = cap.map(|c| (self.pressure.get_or_init(|| pressure_facts(&self.prog)), c));
+    pub fn schedule(&self, attempt: Attempt) -> Result<(Vec<SBlock>, bool), String> {
+        let facts = attempt
+            .cap
+            .map(|c| (self.pressure.get_or_init(|| pressure_facts(&self.prog)), c));
         schedule_with(
             &self.prog,
-            window,
+            Attempt {
+                cap: None,
+                ..attempt
+            },
             &|b| self.prios[b].get_or_init(|| priorities(&self.prog.blocks[b].ops)),
             facts.map(|(f, c)| (f.as_slice(), c)),
         )
@@ -300,21 +346,27 @@ impl Bundle<MOp> for Instr {
 /// instruction (if any block exits with a kill flag or discards) is returned separately.
 pub fn schedule(p: &Program, window: usize) -> Result<(Vec<SBlock>, bool), String> {
     let prios: Vec<Priorities> = p.blocks.iter().map(|b| priorities(&b.ops)).collect();
-    schedule_with(p, window, &|b| &prios[b], None)
+    schedule_with(p, Attempt::window(window), &|b| &prios[b], None)
 }
 
-/// [`schedule`] with block `b`'s [`priorities`] from `prio(b)`.
+/// [`schedule`] with block `b`'s [`priorities`] from `prio(b)` (`attempt`'s cap is ignored:
+/// `cap` holds it with the pressure facts).
 fn schedule_with<'a>(
     p: &Program,
-    window: usize,
+    attempt: Attempt,
     prio: &dyn Fn(usize) -> &'a Priorities,
     cap: Option<(&[BlockPressure], u32)>,
 ) -> Result<(Vec<SBlock>, bool), String> {
     let mut out = Vec::with_capacity(p.blocks.len());
     let mut needs_discard_block = false;
     for (bi, b) in p.blocks.iter().enumerate() {
-        let (mut instrs, at) =
-            schedule_ops(&b.ops, prio(bi), window, cap.map(|(f, c)| (&f[bi], c)))?;
+        let (mut instrs, at) = schedule_ops(
+            &b.ops,
+            prio(bi),
+            attempt.window,
+            cap.map(|(f, c)| (&f[bi], c)),
+            attempt.just_in_time,
+        )?;
         let next = bi + 1;
         // The instruction index after which a register read by the terminator is ready.
         let ready_after = |v: VReg| last_def(&b.ops, v).map(|i| at[i]);

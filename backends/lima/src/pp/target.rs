@@ -32,12 +32,13 @@ pub struct LimaFp;
 /// shorter code than the narrowest window, which comes last. The capped attempts come after
 /// the uncapped medium window, which later rounds try first: put first, their over-full
 /// schedules' covers would be spilled instead of the narrower schedules being tried.
-const WINDOWS: [Attempt; 5] = [
-    (64, None),
-    (12, None),
-    (64, Some(20)),
-    (12, Some(22)),
-    (3, None),
+const WINDOWS: [Attempt; 6] = [
+    Attempt::window(64),
+    Attempt::window(12),
+    Attempt::window(64).capped(20),
+    Attempt::window(12).capped(22),
+    Attempt::window(12).just_in_time(),
+    Attempt::window(3),
 ];
 
 /// Spill rounds that also try the pressure-capped schedules; later rounds (large programs
@@ -46,7 +47,11 @@ const WINDOWS: [Attempt; 5] = [
 const CAPPED_ROUNDS: usize = 3;
 
 /// The attempts of the rounds from [`CAPPED_ROUNDS`] on.
-const LATE_WINDOWS: [Attempt; 2] = [(12, None), (3, None)];
+const LATE_WINDOWS: [Attempt; 3] = [
+    Attempt::window(12),
+    Attempt::window(12).just_in_time(),
+    Attempt::window(3),
+];
 
 /// Programs with more machine ops than this skip the pressure-capped schedules altogether
 /// (the uncapped windows of [`UNCAPPED_WINDOWS`]): on the largest shaders every extra
@@ -56,7 +61,12 @@ const LATE_WINDOWS: [Attempt; 2] = [(12, None), (3, None)];
 const CAPPED_MAX_OPS: usize = 1000;
 
 /// The attempts of programs over [`CAPPED_MAX_OPS`].
-const UNCAPPED_WINDOWS: [Attempt; 3] = [(64, None), (12, None), (3, None)];
+const UNCAPPED_WINDOWS: [Attempt; 4] = [
+    Attempt::window(64),
+    Attempt::window(12),
+    Attempt::window(12).just_in_time(),
+    Attempt::window(3),
+];
 
 /// Most rounds of spill-and-retry before giving up.
 const MAX_SPILL_ROUNDS: usize = 200;
