@@ -161,6 +161,7 @@ pub fn unit_options(op: &MOp) -> SmallVec<[SmallVec<[UnitKind; 3]>; 4]> {
         }
         Kind::ScaleVec => smallvec![smallvec![Combine]],
         Kind::Varying { .. } | Kind::Special(_) => smallvec![smallvec![Varying]],
+        Kind::Texture { clamp: true, .. } => smallvec![smallvec![Varying, Sampler, VMul, VAdd]],
         Kind::Texture { .. } => smallvec![
             smallvec![Varying, Sampler, VMul],
             smallvec![Varying, Sampler, VAdd]
@@ -191,6 +192,8 @@ pub fn src_read(op: &MOp, i: usize) -> (Slot, usize) {
             }
         }
         Kind::Spill { .. } => (Slot::Stage(UnitKind::TempWrite.stage()), 1),
+        // A clamped fetch's bounds: the lower in the mul unit, the upper in the add unit.
+        Kind::Texture { clamp: true, .. } => (Slot::Unit(if i == 0 { 2 } else { 3 }), width),
         // No sources: their inputs are the varying, sampler and LOD fields.
         Kind::Varying { .. } | Kind::Special(_) | Kind::Texture { .. } => (first, width),
     }

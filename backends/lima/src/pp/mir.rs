@@ -195,6 +195,10 @@ pub enum Kind {
         /// Register holding the LOD (explicit) or bias.
         lod: Option<(VReg, u8, bool)>,
         swz: [u8; 4],
+        /// The fetch is clamped to `[srcs[0], srcs[1]]` (constants) on its way into `dst`:
+        /// `max` of `^texture` in the vec4 mul unit, `min` in the vec4 add unit, instead of
+        /// the move ([`super::fuse`]).
+        clamp: bool,
     },
     /// Store the whole vec4 register holding `srcs[0]`'s value to temporary slot `slot`.
     Spill { slot: u32 },

@@ -19,7 +19,7 @@ use irc_ir::{Module, ShaderStage};
 
 use super::mir::{Kind, Operand, Program, UnitKind};
 use super::sched::{Attempt, Planned, SBlock};
-use super::{decode, disasm, emit, encode, facts, lower, regalloc};
+use super::{decode, disasm, emit, encode, facts, fuse, lower, regalloc};
 
 /// The Mali-200/400 fragment processor target.
 #[derive(Debug, Clone, Copy, Default)]
@@ -208,6 +208,7 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
     let mut prog = lowered.program;
     dce::remove_unreachable(&mut prog);
     dce::dead_writes(&mut prog, dce::Reads::WholeRegister);
+    fuse::texture_clamps(&mut prog);
     let (mut blocks, discard, alloc, desc) = schedule_and_allocate(&mut prog, options)?;
     ra::check(&regalloc::FILE, &desc, &alloc)
         .map_err(|e| internal(format!("register allocation check failed: {e}")))?;

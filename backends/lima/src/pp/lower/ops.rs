@@ -1160,6 +1160,7 @@ impl Lower<'_> {
                 coords,
                 lod,
                 swz: std::array::from_fn(|j| (lo + j as u8).min(hi)),
+                clamp: false,
             },
             dst: Some(v),
             dst_comp: 0,
