@@ -414,6 +414,63 @@ mod tests {
         );
     }
 
+    /// A value times itself is the same product under the D3D9 and the IEEE rules (a zero
+    /// factor meets only zero; inf and NaN only themselves): squares, `dp4 r, v, v`,
+    /// `mad r, v, v, v` and `dp2 r, v.xy, v.xy` (two swizzles built apart, as D3D9 readers
+    /// build each source operand) get neither clamps (`finite`) nor guards (`exact`), and the
+    /// lowered module still computes what each mode's oracle computes, special values
+    /// included.
+    #[test]
+    fn squares_need_no_limit() {
+        let s = "%1 = EntryPoint %20 Vertex
+%2 = f32x4 DclInput %1 0 0
+%4 = f32 DclOutput %1 0 0
+%5 = f32 DclOutput %1 1 0
+%6 = f32x4 DclOutput %1 2 0
+%7 = f32 DclOutput %1 3 0
+%8 = u32 Constant 0
+%9 = u32 Constant 1
+%20 = Function
+%21 = Label None
+%22 = f32x4 InputLoad %2 null
+%23 = f32 CompositeExtract %22 %8
+%24 = f32 FMulLegacy %23 %23
+%25 = OutputStore %4 null %24
+%26 = f32 FDotLegacy %22 %22
+%27 = OutputStore %5 null %26
+%28 = f32x4 FMadLegacy %22 %22 %22
+%29 = OutputStore %6 null %28
+%32 = f32 CompositeExtract %22 %9
+%33 = f32x2 CompositeConstruct %23 %32
+%34 = f32 CompositeExtract %22 %9
+%35 = f32x2 CompositeConstruct %23 %34
+%36 = f32 FDotLegacy %33 %35
+%37 = OutputStore %7 null %36
+%30 = Return
+%31 = FunctionEnd
+";
+        let m = text::parse(s).unwrap_or_else(|e| panic!("{e}\n{s}"));
+        for caps in [test_profiles::LIMA_LIKE, test_profiles::AGAL_LIKE, FP16] {
+            let finite = lower(&m, caps.clone());
+            assert_eq!(
+                count(&finite, OpCode::FClamp),
+                0,
+                "{}",
+                text::print(&finite)
+            );
+            check_same_under(&m, &finite, "squares, finite", &oracle(&caps));
+            let exact_cx = PassContext {
+                caps: caps.clone(),
+                ..Default::default()
+            };
+            let mut exact = m.clone();
+            crate::lower_legacy::run(&mut exact, &exact_cx).unwrap();
+            crate::lower_dot::run(&mut exact, &exact_cx).unwrap();
+            assert_eq!(count(&exact, OpCode::Select), 0, "{}", text::print(&exact));
+            check_same_under(&m, &exact, "squares, exact", &RunConfig::default());
+        }
+    }
+
     /// Undefined values are declarations, with no place in the code right after them: a
     /// vector built from one, or a swizzle of an undefined vector, is clamped whole after its
     /// own definition, never through a piece clamped later than the vector is built.

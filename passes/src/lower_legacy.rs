@@ -44,6 +44,7 @@
 use crate::caps::PassContext;
 use crate::legacy_finite::{self, Limiter};
 use crate::PassError;
+use irc_ir::analysis::same_value::{same_value, SAME_VALUE_DEPTH};
 use irc_ir::format::{Arith, Dot};
 use irc_ir::{Attrs, Module, Op, OpCode, OpFlags, ScalarType, SsaDef, Type};
 
@@ -114,7 +115,8 @@ fn lower(
             if cx.legacy_mul_finite {
                 let dot = Dot::of(&op);
                 let (a, b) = (arg(dot.a())?, arg(dot.b())?);
-                let (a2, b2) = legacy_finite::factors(m, cx, limiter, d, a, b);
+                let vty = m.ty(a).clone();
+                let (a2, b2) = product_operands(m, cx, limiter, d, a, b, &vty);
                 let mut limited = Op::new(ieee.opcode, ty).arg(a2).arg(b2).with_flags(flags);
                 if let Some(c) = dot.add() {
                     limited = limited.arg(c);
@@ -238,9 +240,11 @@ pub(crate) fn mad_legacy(
 }
 
 /// The operands of an IEEE multiply that gives the legacy product of `a` and `b` in the
-/// mode of `cx`, inserted before `at`: `a` and `b` themselves (`ieee`, `clamp`), factors
-/// limited to the finite range (`finite`; once per value with a `limiter`), or the
-/// exact select pattern.
+/// mode of `cx`, inserted before `at`: `a` and `b` themselves (`ieee`, `clamp`, and a value
+/// times itself in every mode: `x · x` is the same under both rules — a zero factor meets
+/// only zero, and inf or NaN only itself — so squares and `dp3 r, x, x` need no guard; see
+/// [`irc_ir::analysis::same_value`]), factors limited to the finite range (`finite`; once per value with a
+/// `limiter`), or the exact select pattern.
 pub(crate) fn product_operands(
     m: &mut Module,
     cx: &PassContext,
@@ -250,7 +254,7 @@ pub(crate) fn product_operands(
     b: SsaDef,
     ty: &Type,
 ) -> (SsaDef, SsaDef) {
-    if cx.ieee_products() {
+    if cx.ieee_products() || same_value(m, a, b, SAME_VALUE_DEPTH) {
         (a, b)
     } else if cx.legacy_mul_finite {
         legacy_finite::factors(m, cx, limiter, at, a, b)

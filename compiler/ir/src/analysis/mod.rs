@@ -3,6 +3,7 @@
 //! - [`cfg`]: function ranges (`Function` … `FunctionEnd`), basic blocks of structured code
 //!   (`Label` … terminator) with successors and predecessors ([`Cfg`]).
 //! - [`dominators`]: the dominator tree of one function ([`DomTree`]), built with petgraph.
+//! - [`same_value`]: whether two values are equal by construction (identical pure ops).
 //!
 //! ```
 //! use irc_ir::analysis::{functions, Cfg, DomTree};
@@ -18,6 +19,7 @@
 
 pub mod cfg;
 pub mod dominators;
+pub mod same_value;
 
 pub use cfg::{
     branch_targets, construct, function_of, functions, Block, BlockData, Cfg, FunctionRange,
