@@ -23,13 +23,15 @@
 //!
 //! A factor that [`crate::float_facts`] proves finite is not clamped: the clamp is the
 //! identity on it (its limit, ±60000, lies inside `±B`); nor is a product this lowering made
-//! of a limited factor and one within `±1`. Each value is limited once, right after its
-//! definition, for all its products ([`Limiter`]). `FLog2Legacy` keeps its exact lowering.
+//! of a limited factor and one within `±1`; nor are the factors of a value times itself
+//! (`lower_legacy::product_operands`: the IEEE square is the D3D9 one). Each value is limited
+//! once, right after its definition, for all its products ([`Limiter`]). `FLog2Legacy` keeps
+//! its exact lowering.
 //!
-//! Measured against `exact` (instructions): lima-fp D3D9 pixel shaders 26,404 → 17,211
-//! (`ieee`: 11,743); whole corpus lima-fp 31,808 → 22,615, lima-vp 40,784 → 35,128, agal-fp
-//! 66,595 → 34,430, agal-vp 62,179 → 15,820, with 8 more shaders in each of lima-vp and
-//! agal-fp under their limits.
+//! Measured against `exact` (instructions, with the lima-fp backend's rematerialized and
+//! fused clamps): lima-fp D3D9 pixel shaders 26,404 → 14,983 (`ieee`: 11,743); whole corpus
+//! lima-fp 31,808 → 20,387, lima-vp 40,784 → 34,902, agal-fp 66,595 → 34,346, agal-vp
+//! 62,179 → 15,819, with 8 more shaders in each of lima-vp and agal-fp under their limits.
 //! The interpreter evaluates the same semantics directly under
 //! `irc_interp::RunConfig::legacy_finite`: that is this mode's oracle.
 
