@@ -433,7 +433,7 @@ fn emit_op(
             coords,
             lod,
             swz,
-            clamp,
+            reader,
         } => {
             let cube = *ty == SamplerType::Cube;
             let n = if cube { 3 } else { 2 };
@@ -498,33 +498,11 @@ fn emit_op(
             let tsrc = Src::new(Operand::Texture(*swz));
             let arg0 = cx.vsrc(&tsrc, &dl)?;
             let mov_unit = units.get(2).copied().unwrap_or(UnitKind::VMul);
-            if *clamp {
-                let [lo, hi] = [0, 1].map(|i| op.srcs.get(i).copied());
-                let (Some(lo), Some(hi)) = (lo, hi) else {
-                    return Err(err("clamped fetch without its bounds"));
-                };
-                ins.vec4_mul = Some(Vec4Mul {
-                    op: MulOp::Max,
-                    arg0,
-                    arg1: cx.vsrc(&lo, &dl)?,
-                    dest: 0,
-                    mask: 0,
-                    modifier: OutMod::None,
-                });
-                ins.vec4_acc = Some(Vec4Acc {
-                    op: AccOp::Min,
-                    arg0: Vec4Src {
-                        reg: Vec4Reg::Gpr(0),
-                        swizzle: Swizzle::IDENTITY,
-                        abs: false,
-                        neg: false,
-                    },
-                    arg1: cx.vsrc(&hi, &dl)?,
-                    dest: r,
-                    mask: mask_of(&dl),
-                    modifier: op.modifier,
-                    mul_in: true,
-                });
+            if reader.is_some() {
+                let r = op
+                    .texture_reader()
+                    .ok_or_else(|| err("fused fetch without its reader"))?;
+                emit_op(cx, ins, &r, units.get(2..).unwrap_or_default())?;
             } else if mov_unit == UnitKind::VMul {
                 ins.vec4_mul = Some(Vec4Mul {
                     op: MulOp::Mov,

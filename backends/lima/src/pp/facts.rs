@@ -161,7 +161,17 @@ pub fn unit_options(op: &MOp) -> SmallVec<[SmallVec<[UnitKind; 3]>; 4]> {
         }
         Kind::ScaleVec => smallvec![smallvec![Combine]],
         Kind::Varying { .. } | Kind::Special(_) => smallvec![smallvec![Varying]],
-        Kind::Texture { clamp: true, .. } => smallvec![smallvec![Varying, Sampler, VMul, VAdd]],
+        // A fused reader on the vector units only (they read `^texture`).
+        Kind::Texture {
+            reader: Some(_), ..
+        } => op
+            .texture_reader()
+            .map(|r| unit_options(&r))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|units| units.iter().all(|u| matches!(u, VMul | VAdd)))
+            .map(|units| [Varying, Sampler].into_iter().chain(units).collect())
+            .collect(),
         Kind::Texture { .. } => smallvec![
             smallvec![Varying, Sampler, VMul],
             smallvec![Varying, Sampler, VAdd]
@@ -192,8 +202,15 @@ pub fn src_read(op: &MOp, i: usize) -> (Slot, usize) {
             }
         }
         Kind::Spill { .. } => (Slot::Stage(UnitKind::TempWrite.stage()), 1),
-        // A clamped fetch's bounds: the lower in the mul unit, the upper in the add unit.
-        Kind::Texture { clamp: true, .. } => (Slot::Unit(if i == 0 { 2 } else { 3 }), width),
+        // A fused reader's sources, as the reader alone reads them, after the varying and
+        // sampler units.
+        Kind::Texture {
+            reader: Some(_), ..
+        } => match op.texture_reader().map(|r| src_read(&r, i)) {
+            Some((Slot::Unit(u), lanes)) => (Slot::Unit(u + 2), lanes),
+            Some(read) => read,
+            None => (first, width),
+        },
         // No sources: their inputs are the varying, sampler and LOD fields.
         Kind::Varying { .. } | Kind::Special(_) | Kind::Texture { .. } => (first, width),
     }
@@ -273,6 +290,10 @@ impl MachOp for MOp {
                 }
                 if let Some((v, c, _)) = lod {
                     use_at(out, *v, 1 << c, Slot::Stage(UnitKind::Sampler.stage()));
+                }
+                for (i, s) in self.srcs.iter().enumerate() {
+                    let (slot, lanes) = src_read(self, i);
+                    src_operands(out, s, slot, lanes);
                 }
             }
         }

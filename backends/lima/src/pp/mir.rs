@@ -195,13 +195,31 @@ pub enum Kind {
         /// Register holding the LOD (explicit) or bias.
         lod: Option<(VReg, u8, bool)>,
         swz: [u8; 4],
-        /// The fetch is clamped to `[srcs[0], srcs[1]]` (constants) on its way into `dst`:
-        /// `max` of `^texture` in the vec4 mul unit, `min` in the vec4 add unit, instead of
-        /// the move ([`super::fuse`]).
-        clamp: bool,
+        /// The op that takes the texel from `^texture` in the fetch's own instruction instead
+        /// of the move ([`super::fuse`]): then `srcs` are that op's sources, one of them
+        /// [`Operand::Texture`] (and `swz` is unused), and `dst` its result.
+        reader: Option<Reader>,
     },
     /// Store the whole vec4 register holding `srcs[0]`'s value to temporary slot `slot`.
     Spill { slot: u32 },
+}
+
+/// What a fused texture fetch's reader is ([`Kind::Texture`]'s `reader`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Reader {
+    Alu(Alu),
+    Mad,
+    Clamp,
+}
+
+impl Reader {
+    pub fn kind(self) -> Kind {
+        match self {
+            Reader::Alu(a) => Kind::Alu(a),
+            Reader::Mad => Kind::Mad,
+            Reader::Clamp => Kind::Clamp,
+        }
+    }
 }
 
 /// One machine op (before unit assignment).
@@ -225,6 +243,18 @@ impl MOp {
             width,
             srcs: srcs.iter().copied().collect(),
             modifier: OutMod::None,
+        }
+    }
+    /// The reader of a fused texture fetch as an op of its own (its sources read `^texture`).
+    pub fn texture_reader(&self) -> Option<MOp> {
+        match self.kind {
+            Kind::Texture {
+                reader: Some(r), ..
+            } => Some(MOp {
+                kind: r.kind(),
+                ..self.clone()
+            }),
+            _ => None,
         }
     }
     /// Component mask written in the destination.

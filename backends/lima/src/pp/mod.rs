@@ -15,7 +15,7 @@
 //!   generic `irc_backend::Simulator` (IR-named inputs and outputs through the reflection);
 //! * the compiler, [`target::LimaFp`]: [`lower`] → [`mir`] (machine ops on virtual registers;
 //!   [`facts`] says what each op reads, writes and runs on) → dead writes (generic, in
-//!   `irc_backend::machine`) → [`fuse`] (texture fetches with their clamps) → [`sched`] (instructions) → [`regalloc`] (registers, spilling) →
+//!   `irc_backend::machine`) → [`fuse`] (texture fetches with their readers) → [`sched`] (instructions) → [`regalloc`] (registers, spilling) →
 //!   [`emit`] → [`encode`]; [`mbs`] writes the MBS1 container.
 
 pub mod asm;

@@ -208,7 +208,7 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Output, Diag
     let mut prog = lowered.program;
     dce::remove_unreachable(&mut prog);
     dce::dead_writes(&mut prog, dce::Reads::WholeRegister);
-    fuse::texture_clamps(&mut prog);
+    fuse::texture_readers(&mut prog);
     let (mut blocks, discard, alloc, desc) = schedule_and_allocate(&mut prog, options)?;
     ra::check(&regalloc::FILE, &desc, &alloc)
         .map_err(|e| internal(format!("register allocation check failed: {e}")))?;

@@ -1160,7 +1160,7 @@ impl Lower<'_> {
                 coords,
                 lod,
                 swz: std::array::from_fn(|j| (lo + j as u8).min(hi)),
-                clamp: false,
+                reader: None,
             },
             dst: Some(v),
             dst_comp: 0,
