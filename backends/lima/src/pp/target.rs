@@ -25,11 +25,15 @@ use super::{decode, disasm, emit, encode, facts, fuse, lower, regalloc};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LimaFp;
 
-/// Scheduling attempts tried in each round (window, pressure cap): the widest window first
+/// Scheduling attempts tried in each round ([`Attempt`]): the widest window first
 /// (only in the first round), then a medium one; when both are over-full or do not color,
 /// the same windows with the scheduler deferring ops that start new values above a cap of
 /// live components (of the 24 lanes) — they often fit where the uncapped ones do not, with
-/// shorter code than the narrowest window, which comes last. The capped attempts come after
+/// shorter code than the narrowest window, which comes last; before it, the medium window
+/// placing the ops that read no register (a uniform's finite clamp, a constant moved into a
+/// register) just in time instead of as early as possible, which keeps them out of the
+/// registers until their reader comes (it only comes after the others: where the early
+/// placement fits, it is free and often shorter). The capped attempts come after
 /// the uncapped medium window, which later rounds try first: put first, their over-full
 /// schedules' covers would be spilled instead of the narrower schedules being tried.
 const WINDOWS: [Attempt; 6] = [
