@@ -51,11 +51,7 @@ const WINDOWS: [Attempt; 6] = [
 const CAPPED_ROUNDS: usize = 3;
 
 /// The attempts of the rounds from [`CAPPED_ROUNDS`] on.
-const LATE_WINDOWS: [Attempt; 3] = [
-    Attempt::window(12),
-    Attempt::window(12).just_in_time(),
-    Attempt::window(3),
-];
+const LATE_WINDOWS: [Attempt; 2] = [Attempt::window(12), Attempt::window(3)];
 
 /// Programs with more machine ops than this skip the pressure-capped schedules altogether
 /// (the uncapped windows of [`UNCAPPED_WINDOWS`]): on the largest shaders every extra
