@@ -84,6 +84,13 @@ pub fn fold_op(
     if !op.has_result() {
         return None;
     }
+    // Every operand a constant before any is decoded (most ops have a non-constant operand).
+    let all_constant = op
+        .refs()
+        .all(|(_, a)| a.is_some_and(|a| m.opcode(a) == OpCode::Constant));
+    if !all_constant {
+        return None;
+    }
     let mut args: SmallVec<[Value; 4]> = SmallVec::new();
     for (_, a) in op.refs() {
         args.push(const_value(m, a?)?);

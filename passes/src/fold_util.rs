@@ -4,8 +4,8 @@
 //! defaults of its result type).
 
 use irc_arith::eval::constant_literals;
-use irc_arith::value::constant_value;
-use irc_arith::Value;
+use irc_arith::value::{constant_scalar, constant_value};
+use irc_arith::{Scalar, Value};
 use irc_ir::{EntityRef, Module, Op, OpCode, OpFlags, ScalarType, SsaDef, Type};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -62,6 +62,44 @@ pub fn const_value(m: &Module, d: SsaDef) -> Option<Value> {
     }
     let lits: SmallVec<[u64; 4]> = op.literals().collect();
     constant_value(&op.ty, &lits)
+}
+
+/// The components of `d` if it is a scalar or vector `Constant` whose scalar type satisfies
+/// `wanted`: the components of [`const_value`]'s `Value::Scalar` or `Value::Vector`, decoded
+/// straight from the literals. The opcode and type are tested before anything is decoded, so
+/// asking an operand that is not such a constant costs two look-ups (the rules of `simplify`
+/// ask every operand of nearly every op).
+pub fn const_components(
+    m: &Module,
+    d: SsaDef,
+    wanted: impl Fn(ScalarType) -> bool,
+) -> Option<SmallVec<[Scalar; 4]>> {
+    let op = m.get(d)?;
+    if op.opcode != OpCode::Constant {
+        return None;
+    }
+    let b = op.ty.as_basic()?;
+    let t = b.scalar_type();
+    if !wanted(t) {
+        return None;
+    }
+    let c: SmallVec<[Scalar; 4]> = op.literals().map(|l| constant_scalar(t, l)).collect();
+    (c.len() == usize::from(b.vec_size())).then_some(c)
+}
+
+/// True if [`const_value`] decodes `d` (a `Constant` whose literals fit its type), without
+/// decoding a scalar or vector one.
+pub fn is_constant(m: &Module, d: SsaDef) -> bool {
+    let Some(op) = m.get(d) else {
+        return false;
+    };
+    if op.opcode != OpCode::Constant {
+        return false;
+    }
+    match op.ty.as_basic() {
+        Some(b) => op.literals().count() == usize::from(b.vec_size()),
+        None => const_value(m, d).is_some(),
+    }
 }
 
 /// The `Constant` of type `ty` holding `v`, if `v` is exactly representable as one.
@@ -152,5 +190,44 @@ impl FpDefaults {
         op.flags
             | t.and_then(|t| self.0.get(&t).copied())
                 .unwrap_or(OpFlags::NONE)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `const_components` and `is_constant` agree with decoding the whole value.
+    #[test]
+    fn component_decoding_matches_const_value() {
+        let mut m = Module::new();
+        let f32x2 = Type::vector(ScalarType::F32, 2);
+        let cases = [
+            Op::new(OpCode::Constant, Type::scalar(ScalarType::F32)).lit(0x3f80_0000),
+            Op::new(OpCode::Constant, f32x2.clone()).lit(0).lit(0x8000_0000),
+            // Wrong literal count for the type: no value.
+            Op::new(OpCode::Constant, f32x2).lit(0),
+            Op::new(OpCode::Constant, Type::scalar(ScalarType::MinF16)).lit(0x3fc0_0000),
+            Op::new(OpCode::Constant, Type::vector(ScalarType::Bool, 3))
+                .lit(1)
+                .lit(0)
+                .lit(1),
+            Op::new(OpCode::Constant, Type::scalar(ScalarType::I32)).lit(u64::MAX),
+            Op::new(OpCode::Undef, Type::scalar(ScalarType::I32)),
+        ];
+        for op in cases {
+            let d = m.add(op);
+            let whole = const_value(&m, d);
+            let expected = match &whole {
+                Some(Value::Scalar(s)) => Some(smallvec::smallvec![*s]),
+                Some(Value::Vector(v)) => Some(v.clone()),
+                _ => None,
+            };
+            assert_eq!(const_components(&m, d, |_| true), expected, "{d}");
+            assert_eq!(is_constant(&m, d), whole.is_some(), "{d}");
+            let t = m.ty(d).as_basic().map(|b| b.scalar_type());
+            let floats = const_components(&m, d, ScalarType::is_float);
+            assert_eq!(floats.is_some(), expected.is_some() && t.unwrap().is_float());
+        }
     }
 }

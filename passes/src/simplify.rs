@@ -97,14 +97,14 @@
 
 use crate::caps::PassContext;
 use crate::fold_util::{
-    const_value, make_constant, remove_dead, remove_unused_constants, replace_value, FpDefaults,
-    Worklist,
+    const_components, const_value, is_constant, make_constant, remove_dead,
+    remove_unused_constants, replace_value, FpDefaults, Worklist,
 };
 use crate::PassError;
 use irc_arith::value::{bit_width, effective, mask};
 use irc_arith::{Scalar, Value};
 use irc_ir::format::{Arith, CompositeConstruct, CompositeExtract, Dot, Select};
-use irc_ir::{Module, Op, OpCode, OpFlags, SsaDef, Type};
+use irc_ir::{Module, Op, OpCode, OpFlags, ScalarType, SsaDef, Type};
 use smallvec::SmallVec;
 
 /// What a rule does to the op.
@@ -169,16 +169,12 @@ fn op1(opcode: OpCode, flags: OpFlags, ty: &Type, a: SsaDef) -> Op {
 
 /// The components of constant `x`, if it is one.
 fn comps(m: &Module, x: SsaDef) -> Option<SmallVec<[Scalar; 4]>> {
-    match const_value(m, x)? {
-        Value::Scalar(s) => Some(smallvec::smallvec![s]),
-        Value::Vector(v) => Some(v),
-        _ => None,
-    }
+    const_components(m, x, |_| true)
 }
 
 /// True if `x` is a float constant each of whose components is bitwise `v` (as f64).
 fn is_f(m: &Module, x: SsaDef, v: f64) -> bool {
-    comps(m, x).is_some_and(|c| {
+    const_components(m, x, ScalarType::is_float).is_some_and(|c| {
         c.iter().all(|&s| {
             s.ty().is_float() && irc_arith::float::to_f64(s, s.ty()).to_bits() == v.to_bits()
         })
@@ -187,7 +183,7 @@ fn is_f(m: &Module, x: SsaDef, v: f64) -> bool {
 
 /// True if `x` is a float constant whose components are all ±0.
 fn is_fzero(m: &Module, x: SsaDef) -> bool {
-    comps(m, x).is_some_and(|c| {
+    const_components(m, x, ScalarType::is_float).is_some_and(|c| {
         c.iter()
             .all(|&s| s.ty().is_float() && irc_arith::float::to_f64(s, s.ty()) == 0.0)
     })
@@ -195,7 +191,7 @@ fn is_fzero(m: &Module, x: SsaDef) -> bool {
 
 /// The value every component of integer constant `x` has at width `w`, if they agree.
 fn int_splat(m: &Module, x: SsaDef, w: u32) -> Option<u64> {
-    let c = comps(m, x)?;
+    let c = const_components(m, x, ScalarType::is_int)?;
     let v = c.first()?.bits() & mask(w);
     c.iter()
         .all(|s| s.ty().is_int() && s.bits() & mask(w) == v)
@@ -204,7 +200,7 @@ fn int_splat(m: &Module, x: SsaDef, w: u32) -> Option<u64> {
 
 /// The value every component of bool constant `x` has, if they agree.
 fn bool_splat(m: &Module, x: SsaDef) -> Option<bool> {
-    let c = comps(m, x)?;
+    let c = const_components(m, x, |t| t == ScalarType::Bool)?;
     let v = c.first()?.as_bool();
     c.iter()
         .all(|s| s.ty() == irc_ir::ScalarType::Bool && s.as_bool() == v)
@@ -481,9 +477,9 @@ fn sign_bit(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
                 }
                 return Some(Action::Rewrite(op2(OpCode::FSub, flags, &op.ty, y, x)));
             }
-            let (v, c) = if const_value(m, y).is_some() {
+            let (v, c) = if is_constant(m, y) {
                 (x, y)
-            } else if const_value(m, x).is_some() {
+            } else if is_constant(m, x) {
                 (y, x)
             } else {
                 return None;
@@ -558,7 +554,7 @@ fn float_arith(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
                 return splat(m, ty, 0).map(Action::Replace);
             }
             if let Some((x, y, f)) = mul_of(m, a) {
-                if const_value(m, b).is_some() {
+                if is_constant(m, b) {
                     let c = map_const(m, b, negate)?;
                     let op = Op::new(OpCode::FMad, ty.clone())
                         .with_flags(merged(op.flags, f))
@@ -598,7 +594,7 @@ fn float_arith(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
             if !div && finite && nosz && (is_fzero(m, a) || is_fzero(m, b)) {
                 return splat(m, ty, 0).map(Action::Replace);
             }
-            if div && const_value(m, b).is_some() {
+            if div && is_constant(m, b) {
                 let r = map_const(m, b, exact_reciprocal)?;
                 return Some(Action::Rewrite(op2(OpCode::FMul, op.flags, ty, a, r)));
             }
@@ -647,7 +643,7 @@ fn zero_guarded(m: &Module, x: SsaDef, other: SsaDef) -> Option<SsaDef> {
     }
     let (p, q) = (Arith::of(c).a()?, Arith::of(c).b()?);
     let guards_other = (p == other && is_fzero(m, q)) || (q == other && is_fzero(m, p));
-    let positive = comps(m, k).is_some_and(|c| {
+    let positive = const_components(m, k, ScalarType::is_float).is_some_and(|c| {
         c.iter().all(|&s| {
             let v = irc_arith::float::to_f64(s, s.ty());
             s.ty().is_float() && v.is_finite() && v > 0.0
@@ -701,7 +697,7 @@ fn inverse(op: OpCode) -> Option<(OpCode, bool)> {
 
 fn compare(m: &mut Module, op: &Op) -> Option<Action> {
     let (a, b) = (Arith::of(op).a()?, Arith::of(op).b()?);
-    if const_value(m, a).is_some() && const_value(m, b).is_none() {
+    if is_constant(m, a) && !is_constant(m, b) {
         let o = op2(mirrored(op.opcode), op.flags, &op.ty, b, a);
         return Some(Action::Rewrite(o));
     }
