@@ -204,7 +204,9 @@ mod tests {
         let f32x2 = Type::vector(ScalarType::F32, 2);
         let cases = [
             Op::new(OpCode::Constant, Type::scalar(ScalarType::F32)).lit(0x3f80_0000),
-            Op::new(OpCode::Constant, f32x2.clone()).lit(0).lit(0x8000_0000),
+            Op::new(OpCode::Constant, f32x2.clone())
+                .lit(0)
+                .lit(0x8000_0000),
             // Wrong literal count for the type: no value.
             Op::new(OpCode::Constant, f32x2).lit(0),
             Op::new(OpCode::Constant, Type::scalar(ScalarType::MinF16)).lit(0x3fc0_0000),
@@ -227,7 +229,10 @@ mod tests {
             assert_eq!(is_constant(&m, d), whole.is_some(), "{d}");
             let t = m.ty(d).as_basic().map(|b| b.scalar_type());
             let floats = const_components(&m, d, ScalarType::is_float);
-            assert_eq!(floats.is_some(), expected.is_some() && t.unwrap().is_float());
+            assert_eq!(
+                floats.is_some(),
+                expected.is_some() && t.unwrap().is_float()
+            );
         }
     }
 }

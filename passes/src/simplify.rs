@@ -357,6 +357,13 @@ fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
         }
     }
     let rules = rules_of(opcode)?;
+    // The common families read the op in place; the others work on a copy.
+    match rules {
+        Rules::Compare => return compare(m, d),
+        Rules::Boolean => return boolean(m, fp, d),
+        Rules::Select => return select(m, d),
+        _ => {}
+    }
     let op = m.op(d).clone();
     match rules {
         Rules::Phi => phi(m, d, &op),
@@ -371,9 +378,7 @@ fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
             }
             float_arith(m, fp, &op)
         }
-        Rules::Compare => compare(m, &op),
-        Rules::Boolean => boolean(m, fp, &op),
-        Rules::Select => select(m, &op),
+        Rules::Compare | Rules::Boolean | Rules::Select => None,
         Rules::Integer => integer(m, &op),
     }
 }
@@ -381,6 +386,11 @@ fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
 /// Replaces by `x` if it has the op's type.
 fn to(m: &Module, op: &Op, x: SsaDef) -> Option<Action> {
     (m.ty(x) == &op.ty).then_some(Action::Replace(x))
+}
+
+/// Replaces `d` by `x` if `x` has `d`'s type.
+fn to_def(m: &Module, d: SsaDef, x: SsaDef) -> Option<Action> {
+    (m.ty(x) == m.ty(d)).then_some(Action::Replace(x))
 }
 
 fn phi(m: &Module, d: SsaDef, op: &Op) -> Option<Action> {
@@ -695,19 +705,22 @@ fn inverse(op: OpCode) -> Option<(OpCode, bool)> {
     })
 }
 
-fn compare(m: &mut Module, op: &Op) -> Option<Action> {
+fn compare(m: &mut Module, d: SsaDef) -> Option<Action> {
+    let op = m.op(d);
+    let (opcode, flags) = (op.opcode, op.flags);
     let (a, b) = (Arith::of(op).a()?, Arith::of(op).b()?);
     if is_constant(m, a) && !is_constant(m, b) {
-        let o = op2(mirrored(op.opcode), op.flags, &op.ty, b, a);
+        let o = op2(mirrored(opcode), flags, m.ty(d), b, a);
         return Some(Action::Rewrite(o));
     }
     if a == b {
-        let v = match op.opcode {
+        let v = match opcode {
             OpCode::IEq | OpCode::SLe | OpCode::SGe | OpCode::ULe | OpCode::UGe => true,
             OpCode::INe | OpCode::SLt | OpCode::SGt | OpCode::ULt | OpCode::UGt => false,
             _ => return None,
         };
-        return splat(m, &op.ty, v as u64).map(Action::Replace);
+        let ty = m.ty(d).clone();
+        return splat(m, &ty, v as u64).map(Action::Replace);
     }
     None
 }
@@ -723,22 +736,27 @@ fn not_nan(m: &Module, fp: &FpDefaults, x: SsaDef) -> bool {
     }
 }
 
-fn boolean(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
+fn boolean(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
+    let op = m.op(d);
+    let opcode = op.opcode;
     let a = Arith::of(op).a()?;
-    let ty = &op.ty;
-    if op.opcode == OpCode::BNot {
-        let inner = m.op(a).clone();
+    if opcode == OpCode::BNot {
+        let inner = m.op(a);
         if inner.opcode == OpCode::BNot {
-            return to(m, op, Arith::of(&inner).a()?);
+            return to_def(m, d, Arith::of(inner).a()?);
         }
         let (inv, needs_ordered) = inverse(inner.opcode)?;
-        let (x, y) = (Arith::of(&inner).a()?, Arith::of(&inner).b()?);
-        if inner.ty != *ty || (needs_ordered && !(not_nan(m, fp, x) && not_nan(m, fp, y))) {
+        let (x, y) = (Arith::of(inner).a()?, Arith::of(inner).b()?);
+        if inner.ty != op.ty || (needs_ordered && !(not_nan(m, fp, x) && not_nan(m, fp, y))) {
             return None;
         }
-        return Some(Action::Rewrite(op2(inv, inner.flags, ty, x, y)));
+        return Some(Action::Rewrite(op2(inv, inner.flags, &op.ty, x, y)));
     }
     let b = Arith::of(op).b()?;
+    let bool_of = |m: &mut Module, v: u64| {
+        let ty = m.ty(d).clone();
+        splat(m, &ty, v).map(Action::Replace)
+    };
     let (x, c) = match (bool_splat(m, a), bool_splat(m, b)) {
         (_, Some(c)) => (a, c),
         (Some(c), None) => (b, c),
@@ -746,24 +764,24 @@ fn boolean(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
             if a != b {
                 return None;
             }
-            return match op.opcode {
-                OpCode::BAnd | OpCode::BOr => to(m, op, a),
-                OpCode::BEq => splat(m, ty, 1).map(Action::Replace),
-                OpCode::BNe => splat(m, ty, 0).map(Action::Replace),
+            return match opcode {
+                OpCode::BAnd | OpCode::BOr => to_def(m, d, a),
+                OpCode::BEq => bool_of(m, 1),
+                OpCode::BNe => bool_of(m, 0),
                 _ => None,
             };
         }
     };
-    match (op.opcode, c) {
+    match (opcode, c) {
         (OpCode::BAnd, true)
         | (OpCode::BOr, false)
         | (OpCode::BEq, true)
-        | (OpCode::BNe, false) => to(m, op, x),
-        (OpCode::BAnd, false) => splat(m, ty, 0).map(Action::Replace),
-        (OpCode::BOr, true) => splat(m, ty, 1).map(Action::Replace),
-        (OpCode::BEq, false) | (OpCode::BNe, true) if m.ty(x) == ty => {
-            Some(Action::Rewrite(op1(OpCode::BNot, OpFlags::NONE, ty, x)))
-        }
+        | (OpCode::BNe, false) => to_def(m, d, x),
+        (OpCode::BAnd, false) => bool_of(m, 0),
+        (OpCode::BOr, true) => bool_of(m, 1),
+        (OpCode::BEq, false) | (OpCode::BNe, true) if m.ty(x) == m.ty(d) => Some(Action::Rewrite(
+            op1(OpCode::BNot, OpFlags::NONE, m.ty(d), x),
+        )),
         _ => None,
     }
 }
@@ -931,7 +949,8 @@ fn combined_masks(m: &mut Module, d: SsaDef) -> Option<Action> {
     Some(Action::Rewrite(o))
 }
 
-fn select(m: &mut Module, op: &Op) -> Option<Action> {
+fn select(m: &Module, d: SsaDef) -> Option<Action> {
+    let op = m.op(d);
     let sel = Select::of(op);
     let (c, t, f) = (sel.cond()?, sel.if_true()?, sel.if_false()?);
     if t == f {
