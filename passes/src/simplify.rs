@@ -325,17 +325,13 @@ fn rules_of(o: OpCode) -> Option<Rules> {
 /// The rule that applies to `d`, if any (creating the constants it needs).
 fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
     let opcode = m.opcode(d);
-    // Distribution needs a `Select` operand: look before copying the op.
-    let select_operand = m.op(d).ref_defs().any(|a| m.opcode(a) == OpCode::Select);
-    if select_operand
-        && (matches!(rules_of(opcode), Some(Rules::Integer)) || opcode == OpCode::Cast)
-    {
-        let op = m.op(d).clone();
-        if let Some(a) = distribute_over_select(m, &op) {
-            return Some(a);
-        }
-    }
-    if select_operand && opcode.is(irc_ir::Attrs::INT | irc_ir::Attrs::COMPARE) {
+    let rules = rules_of(opcode);
+    // Distribution (integer ops, casts, integer comparisons) needs a `Select` operand: look
+    // before copying the op.
+    let distributes = matches!(rules, Some(Rules::Integer))
+        || opcode == OpCode::Cast
+        || opcode.is(irc_ir::Attrs::INT | irc_ir::Attrs::COMPARE);
+    if distributes && m.op(d).ref_defs().any(|a| m.opcode(a) == OpCode::Select) {
         let op = m.op(d).clone();
         if let Some(a) = distribute_over_select(m, &op) {
             return Some(a);
@@ -356,30 +352,32 @@ fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
             return Some(a);
         }
     }
-    let rules = rules_of(opcode)?;
     // The common families read the op in place; the others work on a copy.
-    match rules {
-        Rules::Compare => return compare(m, d),
-        Rules::Boolean => return boolean(m, fp, d),
-        Rules::Select => return select(m, d),
-        _ => {}
-    }
-    let op = m.op(d).clone();
-    match rules {
-        Rules::Phi => phi(m, d, &op),
-        Rules::Extract => extract(m, &op),
-        Rules::Construct => reassembled(m, &op),
-        Rules::SignBit => sign_bit(m, fp, &op),
+    match rules? {
+        Rules::Phi => phi(m, d, m.op(d)),
+        Rules::Extract => extract(m, m.op(d)),
+        Rules::Construct => reassembled(m, m.op(d)),
+        Rules::Compare => compare(m, d),
+        Rules::Boolean => boolean(m, fp, d),
+        Rules::Select => select(m, d),
+        Rules::SignBit => {
+            let op = m.op(d).clone();
+            sign_bit(m, fp, &op)
+        }
         Rules::FloatArith => {
+            let op = m.op(d);
             let t = effective(op.ty.as_basic()?.scalar_type());
             let operands_typed = op.ref_defs().all(|x| m.ty(x) == &op.ty);
-            if !t.is_float() || !operands_typed || fp.flags(&op).contains(OpFlags::PRECISE) {
+            if !t.is_float() || !operands_typed || fp.flags(op).contains(OpFlags::PRECISE) {
                 return None;
             }
+            let op = op.clone();
             float_arith(m, fp, &op)
         }
-        Rules::Compare | Rules::Boolean | Rules::Select => None,
-        Rules::Integer => integer(m, &op),
+        Rules::Integer => {
+            let op = m.op(d).clone();
+            integer(m, &op)
+        }
     }
 }
 
@@ -832,13 +830,14 @@ fn distribute_over_select(m: &mut Module, op: &Op) -> Option<Action> {
 /// → `Select (CompositeConstruct c … c) (k1 … k1) (k2 … k2)`, so that the rules above see the
 /// select through the splat (`INe (splat (Select c ~0 0)) 0` ends as the splatted `c`).
 fn splatted_select(m: &mut Module, d: SsaDef) -> Option<Action> {
-    let op = m.op(d).clone();
-    let parts = CompositeConstruct::of(&op).members();
+    let parts = CompositeConstruct::of(m.op(d)).members();
     let x = parts.first()?.as_ref()?;
     let same = parts.iter().all(|p| p.as_ref() == Some(x));
     if parts.len() < 2 || !same || m.opcode(x) != OpCode::Select {
         return None;
     }
+    let op = m.op(d).clone();
+    let parts = CompositeConstruct::of(&op).members();
     let select = Select::of(m.op(x));
     let (c, t, f) = (select.cond()?, select.if_true()?, select.if_false()?);
     let n = op.ty.as_basic()?.vec_size();
@@ -911,6 +910,11 @@ fn extracted_select(m: &mut Module, d: SsaDef) -> Option<Action> {
 
 /// `IAnd`/`IOr (Select c1 ~0 0) (Select c2 ~0 0)` → `Select (BAnd/BOr c1 c2) ~0 0`.
 fn combined_masks(m: &mut Module, d: SsaDef) -> Option<Action> {
+    // Both operands selects before the op is copied.
+    let both_selects = m.op(d).ref_defs().all(|x| m.opcode(x) == OpCode::Select);
+    if !both_selects {
+        return None;
+    }
     let op = m.op(d).clone();
     let t = effective(op.ty.as_basic()?.scalar_type());
     if !t.is_int() {
