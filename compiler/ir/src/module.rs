@@ -8,6 +8,7 @@
 //!
 //! Removed ops leave a hole in the id space (ids are stable); the serializer renumbers densely.
 
+use crate::change_log::{is_control, ChangeLog, ChangeMark, Changes};
 use crate::entities::SsaDef;
 use crate::op::{Op, Operand};
 use crate::opcode::{Attrs, OpCode};
@@ -78,6 +79,8 @@ pub struct Module {
     /// [`Module::contains_class`]), and the common one-function module found at once
     /// ([`Module::sole_function`]).
     opcode_counts: OpcodeCounts,
+    /// The ops mutations touched, while a client keeps the log on ([`Module::start_change_log`]).
+    log: ChangeLog,
 }
 
 /// The id bound [`Module::reserve_growth`] makes room for, for a module of `ids` ids.
@@ -97,6 +100,7 @@ impl Clone for Module {
             code: self.code,
             constants: self.constants.clone(),
             opcode_counts: self.opcode_counts.clone(),
+            log: self.log.clone(),
         };
         m.reserve_growth();
         m
@@ -127,6 +131,7 @@ impl Module {
         self.code = List::default();
         self.constants.clear();
         self.opcode_counts.clear();
+        self.log.stop();
     }
 
     /// Builds a module from ops with given ids, in program order. Ids not listed become holes.
@@ -325,6 +330,42 @@ impl Module {
         self.constants.get(op).copied()
     }
 
+    // ----- change log ----------------------------------------------------------------------
+
+    /// Starts recording the ops that mutations touch (see [`crate::change_log`]); a new
+    /// session, so marks taken before are no longer valid.
+    pub fn start_change_log(&mut self) {
+        self.log.start();
+    }
+    /// Stops recording and empties the log.
+    pub fn stop_change_log(&mut self) {
+        self.log.stop();
+    }
+    /// True while the change log records.
+    pub fn is_change_log_on(&self) -> bool {
+        self.log.is_on()
+    }
+    /// The current position of the change log, if it is on.
+    pub fn change_mark(&self) -> Option<ChangeMark> {
+        self.log.mark(self.ops.len())
+    }
+    /// What changed since `mark`, if the log has recorded everything since (it is on, in the
+    /// session of the mark).
+    pub fn changes_since(&self, mark: ChangeMark) -> Option<Changes<'_>> {
+        self.log.since(mark, self.ops.len())
+    }
+    /// Records in the change log that a pass left work undone (it stopped before its fixpoint):
+    /// counted as a control-flow change, so every check of what changed since sees a change.
+    pub fn note_unsettled(&mut self) {
+        self.log.note_control();
+    }
+    fn note(&mut self, d: SsaDef) {
+        if self.log.is_on() {
+            let control = is_control(self.ops[d].opcode);
+            self.log.note(d, control);
+        }
+    }
+
     // ----- mutation ------------------------------------------------------------------------
 
     /// Appends `op` at the end of its section (declarations or code). Constants and undefs are
@@ -392,21 +433,26 @@ impl Module {
             Section::of(op.opcode),
             "rewrite of {d} would move it between declarations and code"
         );
+        self.note(d);
         let constant = self.ops[d].opcode.is_constant_like() || op.opcode.is_constant_like();
         if !constant && self.ops[d].operands == op.operands {
+            let control = is_control(op.opcode);
             // Same references: the use lists stay as they are.
             self.opcode_counts.removed(self.ops[d].opcode);
             self.opcode_counts.added(op.opcode);
             self.ops[d] = op;
+            self.log.note(d, control);
             return;
         }
         self.unregister(d);
         self.ops[d] = op;
         self.register(d);
+        self.note(d);
     }
 
     /// Sets operand `i` of `d`.
     pub fn set_operand(&mut self, d: SsaDef, i: usize, operand: Operand) {
+        self.note(d);
         let is_const = self.ops[d].opcode.is_constant_like();
         if is_const {
             self.constants.remove(&self.ops[d]);
@@ -431,6 +477,7 @@ impl Module {
             self.rewrite(d, op);
         } else {
             self.ops[d].flags = flags;
+            self.note(d);
         }
     }
 
@@ -442,6 +489,7 @@ impl Module {
             self.rewrite(d, op);
         } else {
             self.ops[d].ty = ty;
+            self.note(d);
         }
     }
 
@@ -457,6 +505,7 @@ impl Module {
                 continue;
             }
             done.push(u);
+            self.note(u);
             for i in 0..self.ops[u].operands.len() {
                 if self.ops[u].operands[i] == Operand::Ref(old) {
                     self.set_operand_untracked_old(u, i, new);
@@ -469,6 +518,7 @@ impl Module {
     /// debug or semantic op, which is removed with it).
     pub fn remove(&mut self, d: SsaDef) {
         assert!(self.is_live(d), "remove of removed op {d}");
+        self.note(d);
         if !self.uses.get(d).is_empty() {
             self.remove_meta_users(d);
         }
@@ -503,6 +553,8 @@ impl Module {
             Section::of(self.ops[at].opcode),
             "move across sections"
         );
+        self.note(d);
+        self.log.note_control();
         self.unlink(d);
         self.link_before(d, at, section);
     }
@@ -520,6 +572,7 @@ impl Module {
     fn create(&mut self, op: Op) -> SsaDef {
         let d = self.ops.push(op);
         self.register(d);
+        self.note(d);
         d
     }
 
