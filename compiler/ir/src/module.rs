@@ -202,6 +202,7 @@ impl Module {
     // ----- queries -------------------------------------------------------------------------
 
     /// The op of a def. Panics for a def that was never created.
+    #[inline]
     pub fn op(&self, d: SsaDef) -> &Op {
         &self.ops[d]
     }
@@ -211,18 +212,22 @@ impl Module {
         V::of(&self.ops[d])
     }
     /// The op of a def if it exists and is part of the program.
+    #[inline]
     pub fn get(&self, d: SsaDef) -> Option<&Op> {
         self.is_live(d).then(|| &self.ops[d])
     }
     /// True if `d` exists and was not removed.
+    #[inline]
     pub fn is_live(&self, d: SsaDef) -> bool {
         d.index() < self.ops.len() && self.nodes[d].linked
     }
     /// The opcode of a def.
+    #[inline]
     pub fn opcode(&self, d: SsaDef) -> OpCode {
         self.ops[d].opcode
     }
     /// The result type of a def.
+    #[inline]
     pub fn ty(&self, d: SsaDef) -> &Type {
         &self.ops[d].ty
     }
@@ -242,6 +247,7 @@ impl Module {
         self.decls.len
     }
     /// The ops that reference `d`, one entry per referencing operand.
+    #[inline]
     pub fn uses(&self, d: SsaDef) -> &[SsaDef] {
         self.uses.get(d)
     }

@@ -111,6 +111,7 @@ impl Op {
     }
 
     /// Index of the first literal operand.
+    #[inline]
     pub fn first_literal(&self) -> usize {
         self.opcode.first_literal_index(self.operands.len())
     }
@@ -155,6 +156,7 @@ impl Op {
             .all(|(i, o)| (i >= fl) == o.is_literal())
     }
     /// True if the op produces a value (non-void type).
+    #[inline]
     pub fn has_result(&self) -> bool {
         !self.ty.is_void()
     }
