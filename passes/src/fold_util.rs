@@ -4,9 +4,9 @@
 //! defaults of its result type).
 
 use irc_arith::eval::constant_literals;
-use irc_arith::value::{constant_scalar, constant_value};
+use irc_arith::value::{constant_scalar, constant_value, effective};
 use irc_arith::{Scalar, Value};
-use irc_ir::{EntityRef, Module, Op, OpCode, OpFlags, ScalarType, SsaDef, Type};
+use irc_ir::{EntityRef, Module, Op, OpCode, OpFlags, Operand, ScalarType, SsaDef, Type};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
@@ -104,12 +104,38 @@ pub fn is_constant(m: &Module, d: SsaDef) -> bool {
 
 /// The `Constant` of type `ty` holding `v`, if `v` is exactly representable as one.
 pub fn make_constant(m: &mut Module, ty: &Type, v: &Value) -> Option<SsaDef> {
-    let lits = constant_literals(ty, v)?;
+    let lits = match plain_literals(ty, v) {
+        Some(lits) => lits?,
+        None => constant_literals(ty, v)?.into_iter().collect(),
+    };
     let mut op = Op::new(OpCode::Constant, ty.clone());
-    for l in lits {
-        op = op.lit(l);
-    }
+    op.operands.extend(lits.into_iter().map(Operand::Lit));
     Some(m.add(op))
+}
+
+/// [`constant_literals`]`(ty, v)` for a scalar or vector type of a plain (not min-precision,
+/// not untyped) scalar type, without its decode-and-compare round trip: such a literal decodes
+/// back to its scalar bit for bit, so only the shape and the component types need checking.
+/// `None` for other types (ask [`constant_literals`]).
+fn plain_literals(ty: &Type, v: &Value) -> Option<Option<SmallVec<[u64; 4]>>> {
+    let b = ty.as_basic()?;
+    let st = b.scalar_type();
+    if effective(st) != st || st == ScalarType::Unknown {
+        return None;
+    }
+    let n = usize::from(b.vec_size());
+    let comps: &[Scalar] = match v {
+        Value::Scalar(s) if n == 1 => std::slice::from_ref(s),
+        Value::Vector(c) if n > 1 && c.len() == n => c,
+        _ => return Some(None),
+    };
+    let lit = |s: &Scalar| match s.ty() {
+        t if t != st => None,
+        t if t.is_signed_int() => Some(s.sext_bits()),
+        t if t.is_int() || t.is_float() || t == ScalarType::Bool => Some(s.bits()),
+        _ => None,
+    };
+    Some(comps.iter().map(lit).collect())
 }
 
 /// Removes the constants of `created` that ended up unused (intermediate results of a chain).
@@ -234,5 +260,49 @@ mod tests {
                 expected.is_some() && t.unwrap().is_float()
             );
         }
+    }
+
+    /// The plain-type shortcut of `make_constant` gives `constant_literals`' answer.
+    #[test]
+    fn plain_literals_match_constant_literals() {
+        let scalars = [
+            Scalar::F32(-0.0),
+            Scalar::F32(f32::from_bits(0x7f80_0001)),
+            Scalar::from_bits(ScalarType::F16, 0x7c01),
+            Scalar::from_bits(ScalarType::MinF16, 0x3c00),
+            Scalar::F64(1.5),
+            Scalar::I32(-7),
+            Scalar::I8(-128),
+            Scalar::I16(300),
+            Scalar::U32(u32::MAX),
+            Scalar::U8(200),
+            Scalar::I64(i64::MIN),
+            Scalar::Bool(true),
+            Scalar::Unknown(5),
+        ];
+        let mut values: Vec<Value> = scalars.iter().map(|&s| Value::Scalar(s)).collect();
+        for (i, &a) in scalars.iter().enumerate() {
+            let b = scalars[(i + 3) % scalars.len()];
+            values.push(Value::Vector(smallvec::smallvec![a, a]));
+            values.push(Value::Vector(smallvec::smallvec![a, a, a, a]));
+            values.push(Value::Vector(smallvec::smallvec![a, b]));
+            values.push(Value::Vector(smallvec::smallvec![a]));
+        }
+        values.push(Value::Void);
+        let mut compared = 0;
+        for &t in ScalarType::ALL {
+            for n in [1, 2, 4] {
+                let ty = Type::vector(t, n);
+                for v in &values {
+                    let Some(plain) = plain_literals(&ty, v) else {
+                        continue;
+                    };
+                    let full = constant_literals(&ty, v).map(|l| l.into_iter().collect());
+                    assert_eq!(plain, full, "{ty} {v:?}");
+                    compared += usize::from(full.is_some());
+                }
+            }
+        }
+        assert!(compared > 20, "{compared}");
     }
 }
