@@ -252,6 +252,7 @@ impl Module {
         self.uses.get(d)
     }
     /// The op after `d` in program order (crossing from declarations into code).
+    #[inline]
     pub fn next(&self, d: SsaDef) -> Option<SsaDef> {
         self.nodes[d].next.or_else(|| {
             (Section::of(self.ops[d].opcode) == Section::Declarations)
@@ -260,6 +261,7 @@ impl Module {
         })
     }
     /// The op before `d` in program order.
+    #[inline]
     pub fn prev(&self, d: SsaDef) -> Option<SsaDef> {
         self.nodes[d].prev.or_else(|| {
             (Section::of(self.ops[d].opcode) == Section::Code)
@@ -321,6 +323,7 @@ impl Module {
         std::iter::successors(Some(d), move |&d| self.next(d))
     }
     /// True if `a` comes strictly before `b` in program order.
+    #[inline]
     pub fn precedes(&self, a: SsaDef, b: SsaDef) -> bool {
         let (sa, sb) = (
             Section::of(self.ops[a].opcode),
