@@ -11,6 +11,7 @@
 use crate::entities::SsaDef;
 use crate::opcode::OpCode;
 use cranelift_entity::EntityRef;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A position in the change log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,14 +53,20 @@ impl Changes<'_> {
     }
 }
 
-/// The log itself (off unless a client started it).
+/// The log itself: `None` unless a client started it (one pointer in every module).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct ChangeLog {
-    on: bool,
-    session: u64,
+pub(crate) struct ChangeLog(Option<Box<Session>>);
+
+/// One session of the log.
+#[derive(Clone, Debug)]
+struct Session {
+    id: u64,
     touched: Vec<SsaDef>,
     control: u64,
 }
+
+/// Session ids, unique in the process (a mark names its session).
+static NEXT_SESSION: AtomicU64 = AtomicU64::new(1);
 
 /// True for the opcodes whose changes change control flow or phis.
 pub(crate) fn is_control(op: OpCode) -> bool {
@@ -72,53 +79,55 @@ pub(crate) fn is_control(op: OpCode) -> bool {
 impl ChangeLog {
     /// Starts a new session with an empty log.
     pub(crate) fn start(&mut self) {
-        self.on = true;
-        self.session += 1;
-        self.touched.clear();
-        self.control = 0;
+        self.0 = Some(Box::new(Session {
+            id: NEXT_SESSION.fetch_add(1, Ordering::Relaxed),
+            touched: Vec::new(),
+            control: 0,
+        }));
     }
 
-    /// Ends the session and empties the log.
+    /// Ends the session and drops the log.
     pub(crate) fn stop(&mut self) {
-        self.on = false;
-        self.touched.clear();
-        self.control = 0;
+        self.0 = None;
     }
 
     /// Records that `d` was touched (`control`: a control-flow change).
     #[inline]
     pub(crate) fn note(&mut self, d: SsaDef, control: bool) {
-        if self.on {
-            self.touched.push(d);
-            self.control += u64::from(control);
+        if let Some(s) = &mut self.0 {
+            s.touched.push(d);
+            s.control += u64::from(control);
         }
     }
 
     /// Records a control-flow change without an op.
     pub(crate) fn note_control(&mut self) {
-        if self.on {
-            self.control += 1;
+        if let Some(s) = &mut self.0 {
+            s.control += 1;
         }
     }
 
+    #[inline]
     pub(crate) fn is_on(&self) -> bool {
-        self.on
+        self.0.is_some()
     }
 
     pub(crate) fn mark(&self, id_bound: usize) -> Option<ChangeMark> {
-        self.on.then_some(ChangeMark {
-            session: self.session,
-            touched: self.touched.len(),
-            control: self.control,
+        let s = self.0.as_ref()?;
+        Some(ChangeMark {
+            session: s.id,
+            touched: s.touched.len(),
+            control: s.control,
             id_bound,
         })
     }
 
     pub(crate) fn since(&self, mark: ChangeMark, id_bound: usize) -> Option<Changes<'_>> {
-        let valid = self.on && mark.session == self.session && mark.touched <= self.touched.len();
+        let s = self.0.as_ref()?;
+        let valid = mark.session == s.id && mark.touched <= s.touched.len();
         valid.then(|| Changes {
-            touched: &self.touched[mark.touched..],
-            control_changed: self.control != mark.control,
+            touched: &s.touched[mark.touched..],
+            control_changed: s.control != mark.control,
             id_bound_at_mark: mark.id_bound,
             id_bound,
         })

@@ -33,7 +33,8 @@ struct Node {
 struct List {
     first: Option<SsaDef>,
     last: Option<SsaDef>,
-    len: usize,
+    /// Number of ops (`u32`: ids are 32 bits; keeps the module small).
+    len: u32,
 }
 
 /// Which of the two sections an op belongs to.
@@ -233,7 +234,7 @@ impl Module {
     }
     /// Number of live ops.
     pub fn len(&self) -> usize {
-        self.decls.len + self.code.len
+        (self.decls.len + self.code.len) as usize
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -244,7 +245,7 @@ impl Module {
     }
     /// Number of declarative ops.
     pub fn declaration_count(&self) -> usize {
-        self.decls.len
+        self.decls.len as usize
     }
     /// The ops that reference `d`, one entry per referencing operand.
     #[inline]
