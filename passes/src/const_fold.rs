@@ -37,7 +37,7 @@ use crate::fold_util::{
 use crate::PassError;
 use irc_arith::Value;
 use irc_ir::format::Load;
-use irc_ir::{Module, OpCode, SsaDef};
+use irc_ir::{Changes, Module, OpCode, SsaDef};
 use smallvec::SmallVec;
 
 /// Runs the pass; returns whether the module changed.
@@ -72,17 +72,12 @@ pub fn fold_op(
     d: SsaDef,
     modes: &mut Option<irc_arith::FpModes>,
 ) -> Option<SsaDef> {
-    let op = m.op(d);
-    match op.opcode {
-        OpCode::Phi => return phi_constant(m, d),
-        OpCode::CheckSparseAccess | OpCode::Constant | OpCode::Undef => return None,
-        o if o.is_declarative() || o.has_effect() || o.reads_state() || o.is_terminator() => {
-            return None
-        }
-        _ => {}
-    }
-    if !op.has_result() {
+    if !has_constant_operands(m, d) {
         return None;
+    }
+    let op = m.op(d);
+    if op.opcode == OpCode::Phi {
+        return phi_constant(m, d);
     }
     let mut args: SmallVec<[Value; 4]> = SmallVec::new();
     for (_, a) in op.refs() {
@@ -95,6 +90,48 @@ pub fn fold_op(
     let v = irc_arith::eval::fold_in(op, &args, &operand0_ty, modes)?;
     let ty = op.ty.clone();
     make_constant(m, &ty, &v)
+}
+
+/// True if [`fold_op`] evaluates `d`: a code op that may fold whose operands are all
+/// `Constant`s, or a phi whose incoming values are one constant. Tested before any constant is
+/// decoded (most ops have a non-constant operand).
+fn has_constant_operands(m: &Module, d: SsaDef) -> bool {
+    let op = m.op(d);
+    match op.opcode {
+        OpCode::Phi => return phi_constant(m, d).is_some(),
+        OpCode::CheckSparseAccess | OpCode::Constant | OpCode::Undef => return false,
+        o if o.is_declarative() || o.has_effect() || o.reads_state() || o.is_terminator() => {
+            return false
+        }
+        _ => {}
+    }
+    op.has_result()
+        && op
+            .refs()
+            .all(|(_, a)| a.is_some_and(|a| m.opcode(a) == OpCode::Constant))
+}
+
+/// True if a run would change nothing after `changes`, the last run having left the module
+/// at const-fold's fixpoint (a run always does: an op is queued again whenever an operand
+/// folds). An op the last run did not fold can fold now only if it was touched (created,
+/// rewritten, given new operands), or if it has only constant operands and one of those
+/// constants was rewritten in place (the last run may have failed to fold it). A code op
+/// never is a constant, so the users of a touched code op are not asked; nor those of a
+/// constant created since (they were all touched). A changed declaration other than a
+/// constant, undef or debug op (a float mode) could change any result.
+pub fn settled(m: &Module, changes: Changes) -> bool {
+    changes.all_distinct(|t| {
+        if !m.is_live(t) {
+            return true;
+        }
+        match m.opcode(t) {
+            OpCode::Constant if changes.created(t) => true,
+            OpCode::Constant => m.uses(t).iter().all(|&u| !has_constant_operands(m, u)),
+            OpCode::Undef => true,
+            o if o.is_declarative() => o.is_meta(),
+            _ => !has_constant_operands(m, t),
+        }
+    })
 }
 
 /// The constant every incoming value of phi `d` is (ignoring the phi itself).

@@ -4,9 +4,9 @@
 //! defaults of its result type).
 
 use irc_arith::eval::constant_literals;
-use irc_arith::value::constant_value;
-use irc_arith::Value;
-use irc_ir::{EntityRef, Module, Op, OpCode, OpFlags, ScalarType, SsaDef, Type};
+use irc_arith::value::{constant_scalar, constant_value, effective};
+use irc_arith::{Scalar, Value};
+use irc_ir::{EntityRef, Module, Op, OpCode, OpFlags, Operand, ScalarType, SsaDef, Type};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
@@ -64,14 +64,78 @@ pub fn const_value(m: &Module, d: SsaDef) -> Option<Value> {
     constant_value(&op.ty, &lits)
 }
 
+/// The components of `d` if it is a scalar or vector `Constant` whose scalar type satisfies
+/// `wanted`: the components of [`const_value`]'s `Value::Scalar` or `Value::Vector`, decoded
+/// straight from the literals. The opcode and type are tested before anything is decoded, so
+/// asking an operand that is not such a constant costs two look-ups (the rules of `simplify`
+/// ask every operand of nearly every op).
+pub fn const_components(
+    m: &Module,
+    d: SsaDef,
+    wanted: impl Fn(ScalarType) -> bool,
+) -> Option<SmallVec<[Scalar; 4]>> {
+    let op = m.get(d)?;
+    if op.opcode != OpCode::Constant {
+        return None;
+    }
+    let b = op.ty.as_basic()?;
+    let t = b.scalar_type();
+    if !wanted(t) {
+        return None;
+    }
+    let c: SmallVec<[Scalar; 4]> = op.literals().map(|l| constant_scalar(t, l)).collect();
+    (c.len() == usize::from(b.vec_size())).then_some(c)
+}
+
+/// True if [`const_value`] decodes `d` (a `Constant` whose literals fit its type), without
+/// decoding a scalar or vector one.
+pub fn is_constant(m: &Module, d: SsaDef) -> bool {
+    let Some(op) = m.get(d) else {
+        return false;
+    };
+    if op.opcode != OpCode::Constant {
+        return false;
+    }
+    match op.ty.as_basic() {
+        Some(b) => op.literals().count() == usize::from(b.vec_size()),
+        None => const_value(m, d).is_some(),
+    }
+}
+
 /// The `Constant` of type `ty` holding `v`, if `v` is exactly representable as one.
 pub fn make_constant(m: &mut Module, ty: &Type, v: &Value) -> Option<SsaDef> {
-    let lits = constant_literals(ty, v)?;
+    let lits = match plain_literals(ty, v) {
+        Some(lits) => lits?,
+        None => constant_literals(ty, v)?.into_iter().collect(),
+    };
     let mut op = Op::new(OpCode::Constant, ty.clone());
-    for l in lits {
-        op = op.lit(l);
-    }
+    op.operands.extend(lits.into_iter().map(Operand::Lit));
     Some(m.add(op))
+}
+
+/// [`constant_literals`]`(ty, v)` for a scalar or vector type of a plain (not min-precision,
+/// not untyped) scalar type, without its decode-and-compare round trip: such a literal decodes
+/// back to its scalar bit for bit, so only the shape and the component types need checking.
+/// `None` for other types (ask [`constant_literals`]).
+fn plain_literals(ty: &Type, v: &Value) -> Option<Option<SmallVec<[u64; 4]>>> {
+    let b = ty.as_basic()?;
+    let st = b.scalar_type();
+    if effective(st) != st || st == ScalarType::Unknown {
+        return None;
+    }
+    let n = usize::from(b.vec_size());
+    let comps: &[Scalar] = match v {
+        Value::Scalar(s) if n == 1 => std::slice::from_ref(s),
+        Value::Vector(c) if n > 1 && c.len() == n => c,
+        _ => return Some(None),
+    };
+    let lit = |s: &Scalar| match s.ty() {
+        t if t != st => None,
+        t if t.is_signed_int() => Some(s.sext_bits()),
+        t if t.is_int() || t.is_float() || t == ScalarType::Bool => Some(s.bits()),
+        _ => None,
+    };
+    Some(comps.iter().map(lit).collect())
 }
 
 /// Removes the constants of `created` that ended up unused (intermediate results of a chain).
@@ -152,5 +216,93 @@ impl FpDefaults {
         op.flags
             | t.and_then(|t| self.0.get(&t).copied())
                 .unwrap_or(OpFlags::NONE)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `const_components` and `is_constant` agree with decoding the whole value.
+    #[test]
+    fn component_decoding_matches_const_value() {
+        let mut m = Module::new();
+        let f32x2 = Type::vector(ScalarType::F32, 2);
+        let cases = [
+            Op::new(OpCode::Constant, Type::scalar(ScalarType::F32)).lit(0x3f80_0000),
+            Op::new(OpCode::Constant, f32x2.clone())
+                .lit(0)
+                .lit(0x8000_0000),
+            // Wrong literal count for the type: no value.
+            Op::new(OpCode::Constant, f32x2).lit(0),
+            Op::new(OpCode::Constant, Type::scalar(ScalarType::MinF16)).lit(0x3fc0_0000),
+            Op::new(OpCode::Constant, Type::vector(ScalarType::Bool, 3))
+                .lit(1)
+                .lit(0)
+                .lit(1),
+            Op::new(OpCode::Constant, Type::scalar(ScalarType::I32)).lit(u64::MAX),
+            Op::new(OpCode::Undef, Type::scalar(ScalarType::I32)),
+        ];
+        for op in cases {
+            let d = m.add(op);
+            let whole = const_value(&m, d);
+            let expected = match &whole {
+                Some(Value::Scalar(s)) => Some(smallvec::smallvec![*s]),
+                Some(Value::Vector(v)) => Some(v.clone()),
+                _ => None,
+            };
+            assert_eq!(const_components(&m, d, |_| true), expected, "{d}");
+            assert_eq!(is_constant(&m, d), whole.is_some(), "{d}");
+            let t = m.ty(d).as_basic().map(|b| b.scalar_type());
+            let floats = const_components(&m, d, ScalarType::is_float);
+            assert_eq!(
+                floats.is_some(),
+                expected.is_some() && t.unwrap().is_float()
+            );
+        }
+    }
+
+    /// The plain-type shortcut of `make_constant` gives `constant_literals`' answer.
+    #[test]
+    fn plain_literals_match_constant_literals() {
+        let scalars = [
+            Scalar::F32(-0.0),
+            Scalar::F32(f32::from_bits(0x7f80_0001)),
+            Scalar::from_bits(ScalarType::F16, 0x7c01),
+            Scalar::from_bits(ScalarType::MinF16, 0x3c00),
+            Scalar::F64(1.5),
+            Scalar::I32(-7),
+            Scalar::I8(-128),
+            Scalar::I16(300),
+            Scalar::U32(u32::MAX),
+            Scalar::U8(200),
+            Scalar::I64(i64::MIN),
+            Scalar::Bool(true),
+            Scalar::Unknown(5),
+        ];
+        let mut values: Vec<Value> = scalars.iter().map(|&s| Value::Scalar(s)).collect();
+        for (i, &a) in scalars.iter().enumerate() {
+            let b = scalars[(i + 3) % scalars.len()];
+            values.push(Value::Vector(smallvec::smallvec![a, a]));
+            values.push(Value::Vector(smallvec::smallvec![a, a, a, a]));
+            values.push(Value::Vector(smallvec::smallvec![a, b]));
+            values.push(Value::Vector(smallvec::smallvec![a]));
+        }
+        values.push(Value::Void);
+        let mut compared = 0;
+        for &t in ScalarType::ALL {
+            for n in [1, 2, 4] {
+                let ty = Type::vector(t, n);
+                for v in &values {
+                    let Some(plain) = plain_literals(&ty, v) else {
+                        continue;
+                    };
+                    let full = constant_literals(&ty, v).map(|l| l.into_iter().collect());
+                    assert_eq!(plain, full, "{ty} {v:?}");
+                    compared += usize::from(full.is_some());
+                }
+            }
+        }
+        assert!(compared > 20, "{compared}");
     }
 }

@@ -38,7 +38,7 @@ use crate::caps::PassContext;
 use crate::gvn_pure::{is_pure, phi_key, same_value, value_hash};
 use crate::PassError;
 use irc_ir::analysis::{functions, Block, Cfg, DomTree};
-use irc_ir::{Module, Op, OpCode, SsaDef};
+use irc_ir::{Changes, Module, Op, OpCode, SsaDef};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
@@ -55,15 +55,63 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
             continue;
         };
         let dom = DomTree::compute(&cfg);
+        let mut phis = true;
         for _ in 0..MAX_ROUNDS {
-            let (any, phis) = number_function(m, &cfg, &dom, entry, &mut w);
+            let any;
+            (any, phis) = number_function(m, &cfg, &dom, entry, &mut w);
             changed |= any;
             if !phis {
                 break;
             }
         }
+        if phis {
+            // The last round still merged phis: this function may have more to merge.
+            m.note_unsettled();
+        }
     }
     Ok(changed)
+}
+
+/// True if a run would change nothing after `changes`, the last run having left the module
+/// at gvn's fixpoint (a run that stops at [`MAX_ROUNDS`] with work left notes an unsettled
+/// module, which counts as a control-flow change). New work needs a control-flow change
+/// (dominance, phis) or a pure op whose key (opcode, flags, type, operand ids) changed since:
+/// a touched op; or a load that became pure, when the `DescriptorLoad` it reads through was
+/// rewritten in place (its users are asked then). Constants and undefs are keys' operands by
+/// id, so a rewritten one changes no key; a changed declaration of another kind (other than
+/// debug info) is taken as new work. Two ops with one key share their first operand, so an op
+/// without an equal among the users of that operand has nothing to merge with.
+pub fn settled(m: &Module, changes: Changes) -> bool {
+    if changes.control_changed {
+        return false;
+    }
+    changes.all_distinct(|t| {
+        if !m.is_live(t) {
+            return true;
+        }
+        match m.opcode(t) {
+            OpCode::Constant | OpCode::Undef => true,
+            o if o.is_declarative() => o.is_meta(),
+            OpCode::DescriptorLoad if !changes.created(t) => {
+                !may_merge(m, t) && m.uses(t).iter().all(|&u| !may_merge(m, u))
+            }
+            _ => !may_merge(m, t),
+        }
+    })
+}
+
+/// True if `d` is a pure op that another live op may compute too.
+fn may_merge(m: &Module, d: SsaDef) -> bool {
+    if !is_pure(m, d) {
+        return false;
+    }
+    let op = m.op(d);
+    let Some(first) = op.ref_defs().next() else {
+        return true;
+    };
+    m.uses(first)
+        .iter()
+        .any(|&u| u != d && m.is_live(u) && same_value(m.op(u), op))
 }
 
 /// One round over the function of `cfg`; returns whether anything was merged or removed, and

@@ -20,7 +20,8 @@ pub enum PrintAfter {
 }
 
 impl PrintAfter {
-    fn wants(&self, name: &str) -> bool {
+    /// True if the module is to be printed after pass `name`.
+    pub fn wants(&self, name: &str) -> bool {
         match self {
             PrintAfter::None => false,
             PrintAfter::All => true,

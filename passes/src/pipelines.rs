@@ -8,9 +8,9 @@
 //! the per-target lowerings (so that they see every use), cleanup last.
 
 use crate::manager::PassManager;
-use crate::registry::find;
+use crate::registry::{find, PassInfo};
 use crate::PassError;
-use irc_ir::Module;
+use irc_ir::{ChangeMark, Module};
 
 fn step(pm: &mut PassManager, m: &mut Module, name: &str) -> Result<bool, PassError> {
     pm.run(
@@ -98,7 +98,25 @@ pub fn cleanup(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
 /// give (their extra runs are no-ops), without the re-runs of passes that already saw the final
 /// module: typically the second round ends right before the pass that made the first round's
 /// last change.
+///
+/// The module's change log is on during the loop: a pass with a `settled` check
+/// ([`crate::registry::PassInfo`]) is not run again when the changes since its last run give
+/// it nothing to do (the check over-approximates its work, so the skip is a run that changes
+/// nothing), unless the module is to be printed after it. With verification on, each skipped
+/// pass also runs on a copy, which must come out unchanged.
 pub fn fixpoint(
+    pm: &mut PassManager,
+    m: &mut Module,
+    passes: &[&str],
+    max_rounds: usize,
+) -> Result<(), PassError> {
+    m.start_change_log();
+    let result = fixpoint_rounds(pm, m, passes, max_rounds);
+    m.stop_change_log();
+    result
+}
+
+fn fixpoint_rounds(
     pm: &mut PassManager,
     m: &mut Module,
     passes: &[&str],
@@ -107,13 +125,41 @@ pub fn fixpoint(
     // Passes that have seen the module as it is: the last one that changed it, and those run
     // since without changing anything.
     let mut settled = 0;
+    // The change-log position right after each pass's last run.
+    let mut marks: Vec<Option<ChangeMark>> = vec![None; passes.len()];
     for _ in 0..max_rounds {
-        for pass in passes {
-            settled = if step(pm, m, pass)? { 1 } else { settled + 1 };
+        for (i, name) in passes.iter().enumerate() {
+            let pass = find(name).ok_or_else(|| PassError::UnknownPass((*name).into()))?;
+            let skip = match (pass.settled, marks[i]) {
+                (Some(check), Some(mark)) if !pm.options.print_after.wants(name) => {
+                    m.changes_since(mark).is_some_and(|c| check(m, c))
+                }
+                _ => false,
+            };
+            if skip && pm.options.verify {
+                check_skip(pm, m, pass)?;
+            }
+            let changed = !skip && pm.run(m, pass)?;
+            marks[i] = m.change_mark();
+            settled = if changed { 1 } else { settled + 1 };
             if settled == passes.len() {
                 return Ok(());
             }
         }
+    }
+    Ok(())
+}
+
+/// With verification on: a skipped pass, run on a copy, must leave the module as it is.
+fn check_skip(pm: &PassManager, m: &Module, pass: &PassInfo) -> Result<(), PassError> {
+    let mut copy = m.clone();
+    let changed = (pass.run)(&mut copy, &pm.context)?;
+    if changed || copy != *m {
+        return Err(PassError::Verifier {
+            pass: pass.name,
+            errors: "the clean-up loop skipped the pass as settled, but it changes the module"
+                .into(),
+        });
     }
     Ok(())
 }

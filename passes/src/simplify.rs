@@ -97,14 +97,14 @@
 
 use crate::caps::PassContext;
 use crate::fold_util::{
-    const_value, make_constant, remove_dead, remove_unused_constants, replace_value, FpDefaults,
-    Worklist,
+    const_components, const_value, is_constant, make_constant, remove_dead,
+    remove_unused_constants, replace_value, FpDefaults, Worklist,
 };
 use crate::PassError;
 use irc_arith::value::{bit_width, effective, mask};
 use irc_arith::{Scalar, Value};
 use irc_ir::format::{Arith, CompositeConstruct, CompositeExtract, Dot, Select};
-use irc_ir::{Module, Op, OpCode, OpFlags, SsaDef, Type};
+use irc_ir::{Module, Op, OpCode, OpFlags, ScalarType, SsaDef, Type};
 use smallvec::SmallVec;
 
 /// What a rule does to the op.
@@ -169,16 +169,12 @@ fn op1(opcode: OpCode, flags: OpFlags, ty: &Type, a: SsaDef) -> Op {
 
 /// The components of constant `x`, if it is one.
 fn comps(m: &Module, x: SsaDef) -> Option<SmallVec<[Scalar; 4]>> {
-    match const_value(m, x)? {
-        Value::Scalar(s) => Some(smallvec::smallvec![s]),
-        Value::Vector(v) => Some(v),
-        _ => None,
-    }
+    const_components(m, x, |_| true)
 }
 
 /// True if `x` is a float constant each of whose components is bitwise `v` (as f64).
 fn is_f(m: &Module, x: SsaDef, v: f64) -> bool {
-    comps(m, x).is_some_and(|c| {
+    const_components(m, x, ScalarType::is_float).is_some_and(|c| {
         c.iter().all(|&s| {
             s.ty().is_float() && irc_arith::float::to_f64(s, s.ty()).to_bits() == v.to_bits()
         })
@@ -187,7 +183,7 @@ fn is_f(m: &Module, x: SsaDef, v: f64) -> bool {
 
 /// True if `x` is a float constant whose components are all ±0.
 fn is_fzero(m: &Module, x: SsaDef) -> bool {
-    comps(m, x).is_some_and(|c| {
+    const_components(m, x, ScalarType::is_float).is_some_and(|c| {
         c.iter()
             .all(|&s| s.ty().is_float() && irc_arith::float::to_f64(s, s.ty()) == 0.0)
     })
@@ -195,7 +191,7 @@ fn is_fzero(m: &Module, x: SsaDef) -> bool {
 
 /// The value every component of integer constant `x` has at width `w`, if they agree.
 fn int_splat(m: &Module, x: SsaDef, w: u32) -> Option<u64> {
-    let c = comps(m, x)?;
+    let c = const_components(m, x, ScalarType::is_int)?;
     let v = c.first()?.bits() & mask(w);
     c.iter()
         .all(|s| s.ty().is_int() && s.bits() & mask(w) == v)
@@ -204,7 +200,7 @@ fn int_splat(m: &Module, x: SsaDef, w: u32) -> Option<u64> {
 
 /// The value every component of bool constant `x` has, if they agree.
 fn bool_splat(m: &Module, x: SsaDef) -> Option<bool> {
-    let c = comps(m, x)?;
+    let c = const_components(m, x, |t| t == ScalarType::Bool)?;
     let v = c.first()?.as_bool();
     c.iter()
         .all(|s| s.ty() == irc_ir::ScalarType::Bool && s.as_bool() == v)
@@ -329,17 +325,13 @@ fn rules_of(o: OpCode) -> Option<Rules> {
 /// The rule that applies to `d`, if any (creating the constants it needs).
 fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
     let opcode = m.opcode(d);
-    // Distribution needs a `Select` operand: look before copying the op.
-    let select_operand = m.op(d).ref_defs().any(|a| m.opcode(a) == OpCode::Select);
-    if select_operand
-        && (matches!(rules_of(opcode), Some(Rules::Integer)) || opcode == OpCode::Cast)
-    {
-        let op = m.op(d).clone();
-        if let Some(a) = distribute_over_select(m, &op) {
-            return Some(a);
-        }
-    }
-    if select_operand && opcode.is(irc_ir::Attrs::INT | irc_ir::Attrs::COMPARE) {
+    let rules = rules_of(opcode);
+    // Distribution (integer ops, casts, integer comparisons) needs a `Select` operand: look
+    // before copying the op.
+    let distributes = matches!(rules, Some(Rules::Integer))
+        || opcode == OpCode::Cast
+        || opcode.is(irc_ir::Attrs::INT | irc_ir::Attrs::COMPARE);
+    if distributes && m.op(d).ref_defs().any(|a| m.opcode(a) == OpCode::Select) {
         let op = m.op(d).clone();
         if let Some(a) = distribute_over_select(m, &op) {
             return Some(a);
@@ -360,31 +352,43 @@ fn simplify_op(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
             return Some(a);
         }
     }
-    let rules = rules_of(opcode)?;
-    let op = m.op(d).clone();
-    match rules {
-        Rules::Phi => phi(m, d, &op),
-        Rules::Extract => extract(m, &op),
-        Rules::Construct => reassembled(m, &op),
-        Rules::SignBit => sign_bit(m, fp, &op),
+    // The common families read the op in place; the others work on a copy.
+    match rules? {
+        Rules::Phi => phi(m, d, m.op(d)),
+        Rules::Extract => extract(m, m.op(d)),
+        Rules::Construct => reassembled(m, m.op(d)),
+        Rules::Compare => compare(m, d),
+        Rules::Boolean => boolean(m, fp, d),
+        Rules::Select => select(m, d),
+        Rules::SignBit => {
+            let op = m.op(d).clone();
+            sign_bit(m, fp, &op)
+        }
         Rules::FloatArith => {
+            let op = m.op(d);
             let t = effective(op.ty.as_basic()?.scalar_type());
             let operands_typed = op.ref_defs().all(|x| m.ty(x) == &op.ty);
-            if !t.is_float() || !operands_typed || fp.flags(&op).contains(OpFlags::PRECISE) {
+            if !t.is_float() || !operands_typed || fp.flags(op).contains(OpFlags::PRECISE) {
                 return None;
             }
+            let op = op.clone();
             float_arith(m, fp, &op)
         }
-        Rules::Compare => compare(m, &op),
-        Rules::Boolean => boolean(m, fp, &op),
-        Rules::Select => select(m, &op),
-        Rules::Integer => integer(m, &op),
+        Rules::Integer => {
+            let op = m.op(d).clone();
+            integer(m, &op)
+        }
     }
 }
 
 /// Replaces by `x` if it has the op's type.
 fn to(m: &Module, op: &Op, x: SsaDef) -> Option<Action> {
     (m.ty(x) == &op.ty).then_some(Action::Replace(x))
+}
+
+/// Replaces `d` by `x` if `x` has `d`'s type.
+fn to_def(m: &Module, d: SsaDef, x: SsaDef) -> Option<Action> {
+    (m.ty(x) == m.ty(d)).then_some(Action::Replace(x))
 }
 
 fn phi(m: &Module, d: SsaDef, op: &Op) -> Option<Action> {
@@ -481,9 +485,9 @@ fn sign_bit(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
                 }
                 return Some(Action::Rewrite(op2(OpCode::FSub, flags, &op.ty, y, x)));
             }
-            let (v, c) = if const_value(m, y).is_some() {
+            let (v, c) = if is_constant(m, y) {
                 (x, y)
-            } else if const_value(m, x).is_some() {
+            } else if is_constant(m, x) {
                 (y, x)
             } else {
                 return None;
@@ -558,7 +562,7 @@ fn float_arith(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
                 return splat(m, ty, 0).map(Action::Replace);
             }
             if let Some((x, y, f)) = mul_of(m, a) {
-                if const_value(m, b).is_some() {
+                if is_constant(m, b) {
                     let c = map_const(m, b, negate)?;
                     let op = Op::new(OpCode::FMad, ty.clone())
                         .with_flags(merged(op.flags, f))
@@ -598,7 +602,7 @@ fn float_arith(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
             if !div && finite && nosz && (is_fzero(m, a) || is_fzero(m, b)) {
                 return splat(m, ty, 0).map(Action::Replace);
             }
-            if div && const_value(m, b).is_some() {
+            if div && is_constant(m, b) {
                 let r = map_const(m, b, exact_reciprocal)?;
                 return Some(Action::Rewrite(op2(OpCode::FMul, op.flags, ty, a, r)));
             }
@@ -647,7 +651,7 @@ fn zero_guarded(m: &Module, x: SsaDef, other: SsaDef) -> Option<SsaDef> {
     }
     let (p, q) = (Arith::of(c).a()?, Arith::of(c).b()?);
     let guards_other = (p == other && is_fzero(m, q)) || (q == other && is_fzero(m, p));
-    let positive = comps(m, k).is_some_and(|c| {
+    let positive = const_components(m, k, ScalarType::is_float).is_some_and(|c| {
         c.iter().all(|&s| {
             let v = irc_arith::float::to_f64(s, s.ty());
             s.ty().is_float() && v.is_finite() && v > 0.0
@@ -699,19 +703,22 @@ fn inverse(op: OpCode) -> Option<(OpCode, bool)> {
     })
 }
 
-fn compare(m: &mut Module, op: &Op) -> Option<Action> {
+fn compare(m: &mut Module, d: SsaDef) -> Option<Action> {
+    let op = m.op(d);
+    let (opcode, flags) = (op.opcode, op.flags);
     let (a, b) = (Arith::of(op).a()?, Arith::of(op).b()?);
-    if const_value(m, a).is_some() && const_value(m, b).is_none() {
-        let o = op2(mirrored(op.opcode), op.flags, &op.ty, b, a);
+    if is_constant(m, a) && !is_constant(m, b) {
+        let o = op2(mirrored(opcode), flags, m.ty(d), b, a);
         return Some(Action::Rewrite(o));
     }
     if a == b {
-        let v = match op.opcode {
+        let v = match opcode {
             OpCode::IEq | OpCode::SLe | OpCode::SGe | OpCode::ULe | OpCode::UGe => true,
             OpCode::INe | OpCode::SLt | OpCode::SGt | OpCode::ULt | OpCode::UGt => false,
             _ => return None,
         };
-        return splat(m, &op.ty, v as u64).map(Action::Replace);
+        let ty = m.ty(d).clone();
+        return splat(m, &ty, v as u64).map(Action::Replace);
     }
     None
 }
@@ -727,22 +734,27 @@ fn not_nan(m: &Module, fp: &FpDefaults, x: SsaDef) -> bool {
     }
 }
 
-fn boolean(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
+fn boolean(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
+    let op = m.op(d);
+    let opcode = op.opcode;
     let a = Arith::of(op).a()?;
-    let ty = &op.ty;
-    if op.opcode == OpCode::BNot {
-        let inner = m.op(a).clone();
+    if opcode == OpCode::BNot {
+        let inner = m.op(a);
         if inner.opcode == OpCode::BNot {
-            return to(m, op, Arith::of(&inner).a()?);
+            return to_def(m, d, Arith::of(inner).a()?);
         }
         let (inv, needs_ordered) = inverse(inner.opcode)?;
-        let (x, y) = (Arith::of(&inner).a()?, Arith::of(&inner).b()?);
-        if inner.ty != *ty || (needs_ordered && !(not_nan(m, fp, x) && not_nan(m, fp, y))) {
+        let (x, y) = (Arith::of(inner).a()?, Arith::of(inner).b()?);
+        if inner.ty != op.ty || (needs_ordered && !(not_nan(m, fp, x) && not_nan(m, fp, y))) {
             return None;
         }
-        return Some(Action::Rewrite(op2(inv, inner.flags, ty, x, y)));
+        return Some(Action::Rewrite(op2(inv, inner.flags, &op.ty, x, y)));
     }
     let b = Arith::of(op).b()?;
+    let bool_of = |m: &mut Module, v: u64| {
+        let ty = m.ty(d).clone();
+        splat(m, &ty, v).map(Action::Replace)
+    };
     let (x, c) = match (bool_splat(m, a), bool_splat(m, b)) {
         (_, Some(c)) => (a, c),
         (Some(c), None) => (b, c),
@@ -750,24 +762,24 @@ fn boolean(m: &mut Module, fp: &FpDefaults, op: &Op) -> Option<Action> {
             if a != b {
                 return None;
             }
-            return match op.opcode {
-                OpCode::BAnd | OpCode::BOr => to(m, op, a),
-                OpCode::BEq => splat(m, ty, 1).map(Action::Replace),
-                OpCode::BNe => splat(m, ty, 0).map(Action::Replace),
+            return match opcode {
+                OpCode::BAnd | OpCode::BOr => to_def(m, d, a),
+                OpCode::BEq => bool_of(m, 1),
+                OpCode::BNe => bool_of(m, 0),
                 _ => None,
             };
         }
     };
-    match (op.opcode, c) {
+    match (opcode, c) {
         (OpCode::BAnd, true)
         | (OpCode::BOr, false)
         | (OpCode::BEq, true)
-        | (OpCode::BNe, false) => to(m, op, x),
-        (OpCode::BAnd, false) => splat(m, ty, 0).map(Action::Replace),
-        (OpCode::BOr, true) => splat(m, ty, 1).map(Action::Replace),
-        (OpCode::BEq, false) | (OpCode::BNe, true) if m.ty(x) == ty => {
-            Some(Action::Rewrite(op1(OpCode::BNot, OpFlags::NONE, ty, x)))
-        }
+        | (OpCode::BNe, false) => to_def(m, d, x),
+        (OpCode::BAnd, false) => bool_of(m, 0),
+        (OpCode::BOr, true) => bool_of(m, 1),
+        (OpCode::BEq, false) | (OpCode::BNe, true) if m.ty(x) == m.ty(d) => Some(Action::Rewrite(
+            op1(OpCode::BNot, OpFlags::NONE, m.ty(d), x),
+        )),
         _ => None,
     }
 }
@@ -818,13 +830,14 @@ fn distribute_over_select(m: &mut Module, op: &Op) -> Option<Action> {
 /// → `Select (CompositeConstruct c … c) (k1 … k1) (k2 … k2)`, so that the rules above see the
 /// select through the splat (`INe (splat (Select c ~0 0)) 0` ends as the splatted `c`).
 fn splatted_select(m: &mut Module, d: SsaDef) -> Option<Action> {
-    let op = m.op(d).clone();
-    let parts = CompositeConstruct::of(&op).members();
+    let parts = CompositeConstruct::of(m.op(d)).members();
     let x = parts.first()?.as_ref()?;
     let same = parts.iter().all(|p| p.as_ref() == Some(x));
     if parts.len() < 2 || !same || m.opcode(x) != OpCode::Select {
         return None;
     }
+    let op = m.op(d).clone();
+    let parts = CompositeConstruct::of(&op).members();
     let select = Select::of(m.op(x));
     let (c, t, f) = (select.cond()?, select.if_true()?, select.if_false()?);
     let n = op.ty.as_basic()?.vec_size();
@@ -897,6 +910,11 @@ fn extracted_select(m: &mut Module, d: SsaDef) -> Option<Action> {
 
 /// `IAnd`/`IOr (Select c1 ~0 0) (Select c2 ~0 0)` → `Select (BAnd/BOr c1 c2) ~0 0`.
 fn combined_masks(m: &mut Module, d: SsaDef) -> Option<Action> {
+    // Both operands selects before the op is copied.
+    let both_selects = m.op(d).ref_defs().all(|x| m.opcode(x) == OpCode::Select);
+    if !both_selects {
+        return None;
+    }
     let op = m.op(d).clone();
     let t = effective(op.ty.as_basic()?.scalar_type());
     if !t.is_int() {
@@ -935,7 +953,8 @@ fn combined_masks(m: &mut Module, d: SsaDef) -> Option<Action> {
     Some(Action::Rewrite(o))
 }
 
-fn select(m: &mut Module, op: &Op) -> Option<Action> {
+fn select(m: &Module, d: SsaDef) -> Option<Action> {
+    let op = m.op(d);
     let sel = Select::of(op);
     let (c, t, f) = (sel.cond()?, sel.if_true()?, sel.if_false()?);
     if t == f {

@@ -16,6 +16,7 @@
 pub mod analysis;
 pub mod binary;
 pub mod builder;
+pub mod change_log;
 pub mod entities;
 pub mod enums;
 pub mod flags;
@@ -33,6 +34,7 @@ mod uses;
 pub mod verifier;
 
 pub use builder::{Builder, Position};
+pub use change_log::{ChangeMark, Changes};
 pub use cranelift_entity::EntityRef;
 pub use entities::SsaDef;
 pub use enums::*;

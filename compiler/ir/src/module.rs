@@ -8,6 +8,7 @@
 //!
 //! Removed ops leave a hole in the id space (ids are stable); the serializer renumbers densely.
 
+use crate::change_log::{is_control, ChangeLog, ChangeMark, Changes};
 use crate::entities::SsaDef;
 use crate::op::{Op, Operand};
 use crate::opcode::{Attrs, OpCode};
@@ -32,7 +33,8 @@ struct Node {
 struct List {
     first: Option<SsaDef>,
     last: Option<SsaDef>,
-    len: usize,
+    /// Number of ops (`u32`: ids are 32 bits; keeps the module small).
+    len: u32,
 }
 
 /// Which of the two sections an op belongs to.
@@ -78,6 +80,8 @@ pub struct Module {
     /// [`Module::contains_class`]), and the common one-function module found at once
     /// ([`Module::sole_function`]).
     opcode_counts: OpcodeCounts,
+    /// The ops mutations touched, while a client keeps the log on ([`Module::start_change_log`]).
+    log: ChangeLog,
 }
 
 /// The id bound [`Module::reserve_growth`] makes room for, for a module of `ids` ids.
@@ -97,6 +101,7 @@ impl Clone for Module {
             code: self.code,
             constants: self.constants.clone(),
             opcode_counts: self.opcode_counts.clone(),
+            log: self.log.clone(),
         };
         m.reserve_growth();
         m
@@ -127,6 +132,7 @@ impl Module {
         self.code = List::default();
         self.constants.clear();
         self.opcode_counts.clear();
+        self.log.stop();
     }
 
     /// Builds a module from ops with given ids, in program order. Ids not listed become holes.
@@ -197,6 +203,7 @@ impl Module {
     // ----- queries -------------------------------------------------------------------------
 
     /// The op of a def. Panics for a def that was never created.
+    #[inline]
     pub fn op(&self, d: SsaDef) -> &Op {
         &self.ops[d]
     }
@@ -206,24 +213,28 @@ impl Module {
         V::of(&self.ops[d])
     }
     /// The op of a def if it exists and is part of the program.
+    #[inline]
     pub fn get(&self, d: SsaDef) -> Option<&Op> {
         self.is_live(d).then(|| &self.ops[d])
     }
     /// True if `d` exists and was not removed.
+    #[inline]
     pub fn is_live(&self, d: SsaDef) -> bool {
         d.index() < self.ops.len() && self.nodes[d].linked
     }
     /// The opcode of a def.
+    #[inline]
     pub fn opcode(&self, d: SsaDef) -> OpCode {
         self.ops[d].opcode
     }
     /// The result type of a def.
+    #[inline]
     pub fn ty(&self, d: SsaDef) -> &Type {
         &self.ops[d].ty
     }
     /// Number of live ops.
     pub fn len(&self) -> usize {
-        self.decls.len + self.code.len
+        (self.decls.len + self.code.len) as usize
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -234,13 +245,15 @@ impl Module {
     }
     /// Number of declarative ops.
     pub fn declaration_count(&self) -> usize {
-        self.decls.len
+        self.decls.len as usize
     }
     /// The ops that reference `d`, one entry per referencing operand.
+    #[inline]
     pub fn uses(&self, d: SsaDef) -> &[SsaDef] {
         self.uses.get(d)
     }
     /// The op after `d` in program order (crossing from declarations into code).
+    #[inline]
     pub fn next(&self, d: SsaDef) -> Option<SsaDef> {
         self.nodes[d].next.or_else(|| {
             (Section::of(self.ops[d].opcode) == Section::Declarations)
@@ -249,6 +262,7 @@ impl Module {
         })
     }
     /// The op before `d` in program order.
+    #[inline]
     pub fn prev(&self, d: SsaDef) -> Option<SsaDef> {
         self.nodes[d].prev.or_else(|| {
             (Section::of(self.ops[d].opcode) == Section::Code)
@@ -310,6 +324,7 @@ impl Module {
         std::iter::successors(Some(d), move |&d| self.next(d))
     }
     /// True if `a` comes strictly before `b` in program order.
+    #[inline]
     pub fn precedes(&self, a: SsaDef, b: SsaDef) -> bool {
         let (sa, sb) = (
             Section::of(self.ops[a].opcode),
@@ -323,6 +338,42 @@ impl Module {
     /// The existing constant or undef identical to `op`, if any.
     pub fn find_constant(&self, op: &Op) -> Option<SsaDef> {
         self.constants.get(op).copied()
+    }
+
+    // ----- change log ----------------------------------------------------------------------
+
+    /// Starts recording the ops that mutations touch (see [`crate::change_log`]); a new
+    /// session, so marks taken before are no longer valid.
+    pub fn start_change_log(&mut self) {
+        self.log.start();
+    }
+    /// Stops recording and empties the log.
+    pub fn stop_change_log(&mut self) {
+        self.log.stop();
+    }
+    /// True while the change log records.
+    pub fn is_change_log_on(&self) -> bool {
+        self.log.is_on()
+    }
+    /// The current position of the change log, if it is on.
+    pub fn change_mark(&self) -> Option<ChangeMark> {
+        self.log.mark(self.ops.len())
+    }
+    /// What changed since `mark`, if the log has recorded everything since (it is on, in the
+    /// session of the mark).
+    pub fn changes_since(&self, mark: ChangeMark) -> Option<Changes<'_>> {
+        self.log.since(mark, self.ops.len())
+    }
+    /// Records in the change log that a pass left work undone (it stopped before its fixpoint):
+    /// counted as a control-flow change, so every check of what changed since sees a change.
+    pub fn note_unsettled(&mut self) {
+        self.log.note_control();
+    }
+    fn note(&mut self, d: SsaDef) {
+        if self.log.is_on() {
+            let control = is_control(self.ops[d].opcode);
+            self.log.note(d, control);
+        }
     }
 
     // ----- mutation ------------------------------------------------------------------------
@@ -392,21 +443,26 @@ impl Module {
             Section::of(op.opcode),
             "rewrite of {d} would move it between declarations and code"
         );
+        self.note(d);
         let constant = self.ops[d].opcode.is_constant_like() || op.opcode.is_constant_like();
         if !constant && self.ops[d].operands == op.operands {
+            let control = is_control(op.opcode);
             // Same references: the use lists stay as they are.
             self.opcode_counts.removed(self.ops[d].opcode);
             self.opcode_counts.added(op.opcode);
             self.ops[d] = op;
+            self.log.note(d, control);
             return;
         }
         self.unregister(d);
         self.ops[d] = op;
         self.register(d);
+        self.note(d);
     }
 
     /// Sets operand `i` of `d`.
     pub fn set_operand(&mut self, d: SsaDef, i: usize, operand: Operand) {
+        self.note(d);
         let is_const = self.ops[d].opcode.is_constant_like();
         if is_const {
             self.constants.remove(&self.ops[d]);
@@ -431,6 +487,7 @@ impl Module {
             self.rewrite(d, op);
         } else {
             self.ops[d].flags = flags;
+            self.note(d);
         }
     }
 
@@ -442,6 +499,7 @@ impl Module {
             self.rewrite(d, op);
         } else {
             self.ops[d].ty = ty;
+            self.note(d);
         }
     }
 
@@ -457,6 +515,7 @@ impl Module {
                 continue;
             }
             done.push(u);
+            self.note(u);
             for i in 0..self.ops[u].operands.len() {
                 if self.ops[u].operands[i] == Operand::Ref(old) {
                     self.set_operand_untracked_old(u, i, new);
@@ -469,6 +528,7 @@ impl Module {
     /// debug or semantic op, which is removed with it).
     pub fn remove(&mut self, d: SsaDef) {
         assert!(self.is_live(d), "remove of removed op {d}");
+        self.note(d);
         if !self.uses.get(d).is_empty() {
             self.remove_meta_users(d);
         }
@@ -503,6 +563,8 @@ impl Module {
             Section::of(self.ops[at].opcode),
             "move across sections"
         );
+        self.note(d);
+        self.log.note_control();
         self.unlink(d);
         self.link_before(d, at, section);
     }
@@ -520,6 +582,7 @@ impl Module {
     fn create(&mut self, op: Op) -> SsaDef {
         let d = self.ops.push(op);
         self.register(d);
+        self.note(d);
         d
     }
 

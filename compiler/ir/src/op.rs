@@ -21,18 +21,21 @@ pub enum Operand {
 }
 
 impl Operand {
+    #[inline]
     pub fn as_ref(self) -> Option<SsaDef> {
         match self {
             Operand::Ref(d) => Some(d),
             _ => None,
         }
     }
+    #[inline]
     pub fn as_lit(self) -> Option<u64> {
         match self {
             Operand::Lit(v) => Some(v),
             _ => None,
         }
     }
+    #[inline]
     pub fn is_literal(self) -> bool {
         matches!(self, Operand::Lit(_))
     }
@@ -68,6 +71,7 @@ pub struct Op {
 /// Operands are `Copy`: the list is copied with `from_slice` (a plain copy, not the
 /// element-by-element `extend` of the derived clone; passes copy ops often).
 impl Clone for Op {
+    #[inline]
     fn clone(&self) -> Op {
         Op {
             opcode: self.opcode,
@@ -111,10 +115,12 @@ impl Op {
     }
 
     /// Index of the first literal operand.
+    #[inline]
     pub fn first_literal(&self) -> usize {
         self.opcode.first_literal_index(self.operands.len())
     }
     /// Reference operands (null included as `None`) with their index.
+    #[inline]
     pub fn refs(&self) -> impl Iterator<Item = (usize, Option<SsaDef>)> + '_ {
         let fl = self.first_literal();
         self.operands[..fl]
@@ -123,18 +129,22 @@ impl Op {
             .map(|(i, o)| (i, o.as_ref()))
     }
     /// Referenced defs (nulls skipped).
+    #[inline]
     pub fn ref_defs(&self) -> impl Iterator<Item = SsaDef> + '_ {
         self.operands.iter().filter_map(|o| o.as_ref())
     }
     /// The literal operands.
+    #[inline]
     pub fn literals(&self) -> impl Iterator<Item = u64> + '_ {
         self.operands.iter().filter_map(|o| o.as_lit())
     }
     /// The reference at `i`, if it is a non-null reference.
+    #[inline]
     pub fn operand_def(&self, i: usize) -> Option<SsaDef> {
         self.operands.get(i).and_then(|o| o.as_ref())
     }
     /// The literal at `i`.
+    #[inline]
     pub fn operand_lit(&self, i: usize) -> Option<u64> {
         self.operands.get(i).and_then(|o| o.as_lit())
     }
@@ -155,6 +165,7 @@ impl Op {
             .all(|(i, o)| (i >= fl) == o.is_literal())
     }
     /// True if the op produces a value (non-void type).
+    #[inline]
     pub fn has_result(&self) -> bool {
         !self.ty.is_void()
     }

@@ -608,6 +608,18 @@ macro_rules! define_opcodes {
                 }
             }
 
+            /// The classes of this opcode: [`OpInfo::attrs`] from a table indexed by value (the
+            /// class tests below run for nearly every op of every pass).
+            #[inline]
+            pub fn attrs(self) -> Attrs {
+                const TABLE: [Attrs; OPCODE_VALUE_BOUND] = {
+                    let mut t = [Attrs::NONE; OPCODE_VALUE_BOUND];
+                    $(t[$val] = attrs!($($attr)|*);)*
+                    t
+                };
+                TABLE[self as usize]
+            }
+
             /// Parses an opcode name.
             pub fn from_name(s: &str) -> Option<OpCode> {
                 match s { $(stringify!($name) => Some(OpCode::$name),)* _ => None }
@@ -632,28 +644,34 @@ impl OpCode {
         self as u16
     }
     /// Declarative ops (value ≤ 63) precede all code ops.
+    #[inline]
     pub fn is_declarative(self) -> bool {
         (self as u16) <= LAST_DECLARATIVE
     }
+    #[inline]
     pub fn is_terminator(self) -> bool {
-        self.info().attrs.contains(Attrs::TERMINATOR)
+        self.attrs().contains(Attrs::TERMINATOR)
     }
+    #[inline]
     pub fn has_effect(self) -> bool {
-        self.info().attrs.contains(Attrs::EFFECT)
+        self.attrs().contains(Attrs::EFFECT)
     }
+    #[inline]
     pub fn reads_state(self) -> bool {
-        self.info().attrs.contains(Attrs::READS)
+        self.attrs().contains(Attrs::READS)
     }
+    #[inline]
     pub fn is_scoped(self) -> bool {
-        self.info().attrs.contains(Attrs::SCOPED)
+        self.attrs().contains(Attrs::SCOPED)
     }
+    #[inline]
     pub fn is_meta(self) -> bool {
-        self.info().attrs.contains(Attrs::META)
+        self.attrs().contains(Attrs::META)
     }
     /// True if the op is in every class of `a` (`op.is(Attrs::COMMUTATIVE)`).
     #[inline]
     pub fn is(self, a: Attrs) -> bool {
-        self.info().attrs.contains(a)
+        self.attrs().contains(a)
     }
     /// The operand format.
     #[inline]
@@ -665,6 +683,7 @@ impl OpCode {
         self.info().doc
     }
     /// Constant or Undef: unique per (type, flags, operands).
+    #[inline]
     pub fn is_constant_like(self) -> bool {
         matches!(self, OpCode::Constant | OpCode::Undef)
     }

@@ -40,6 +40,7 @@ macro_rules! scalar_types {
             }
 
             /// The class of the type.
+            #[inline]
             pub fn class(self) -> ScalarClass {
                 match self { $(ScalarType::$name => ScalarClass::$class,)* }
             }
@@ -87,15 +88,19 @@ pub enum ScalarClass {
 }
 
 impl ScalarType {
+    #[inline]
     pub fn is_float(self) -> bool {
         self.class() == ScalarClass::Float
     }
+    #[inline]
     pub fn is_int(self) -> bool {
         matches!(self.class(), ScalarClass::SInt | ScalarClass::UInt)
     }
+    #[inline]
     pub fn is_signed_int(self) -> bool {
         self.class() == ScalarClass::SInt
     }
+    #[inline]
     pub fn is_unsigned_int(self) -> bool {
         self.class() == ScalarClass::UInt
     }
@@ -151,12 +156,15 @@ impl BasicType {
             vec_size: 1,
         }
     }
+    #[inline]
     pub fn scalar_type(self) -> ScalarType {
         self.scalar
     }
+    #[inline]
     pub fn vec_size(self) -> u8 {
         self.vec_size
     }
+    #[inline]
     pub fn is_vector(self) -> bool {
         self.vec_size > 1
     }
@@ -207,6 +215,7 @@ pub struct Type {
 /// A copy of the two lists (`from_slice`: a plain copy, not the element-by-element
 /// `extend` of the derived clone; types are copied with most ops).
 impl Clone for Type {
+    #[inline]
     fn clone(&self) -> Type {
         Type {
             members: SmallVec::from_slice(&self.members),
@@ -255,6 +264,7 @@ impl Type {
         Type { members, dims }
     }
 
+    #[inline]
     pub fn members(&self) -> &[BasicType] {
         &self.members
     }
@@ -262,6 +272,7 @@ impl Type {
     pub fn array_dims(&self) -> &[u32] {
         &self.dims
     }
+    #[inline]
     pub fn is_void(&self) -> bool {
         self.members.is_empty()
     }
@@ -275,6 +286,7 @@ impl Type {
         self.dims.last() == Some(&0)
     }
     /// The basic type if this is a plain scalar or vector (no array, no struct).
+    #[inline]
     pub fn as_basic(&self) -> Option<BasicType> {
         if self.dims.is_empty() && self.members.len() == 1 {
             Some(self.members[0])
@@ -283,6 +295,7 @@ impl Type {
         }
     }
     /// The scalar type if this is a plain scalar.
+    #[inline]
     pub fn as_scalar(&self) -> Option<ScalarType> {
         self.as_basic()
             .filter(|b| b.vec_size == 1)

@@ -46,6 +46,7 @@ impl UseLists {
         }
     }
 
+    #[inline]
     pub(crate) fn get(&self, d: SsaDef) -> &[SsaDef] {
         &self.entries[d].list
     }
