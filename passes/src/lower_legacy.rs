@@ -241,10 +241,14 @@ pub(crate) fn mad_legacy(
 
 /// The operands of an IEEE multiply that gives the legacy product of `a` and `b` in the
 /// mode of `cx`, inserted before `at`: `a` and `b` themselves (`ieee`, `clamp`, and a value
-/// times itself in every mode: `x · x` is the same under both rules — a zero factor meets
-/// only zero, and inf or NaN only itself — so squares and `dp3 r, x, x` need no guard; see
-/// [`irc_ir::analysis::same_value`]), factors limited to the finite range (`finite`; once per value with a
-/// `limiter`), or the exact select pattern.
+/// times itself in `exact` mode: `x · x` is the same under the D3D9 and the IEEE rules — a
+/// zero factor meets only zero, and inf or NaN only itself — so squares and `dp3 r, x, x`
+/// need no guard; see [`irc_ir::analysis::same_value`]), factors limited to the finite range
+/// (`finite`; once per value with a `limiter`), or the exact select pattern.
+///
+/// The `finite` mode limits squares too: its oracle limits every factor of the raw program,
+/// where a square whose two factors became one value only through a register copy is not
+/// visible, and there an unlimited NaN or an fp16 overflow would give another result.
 pub(crate) fn product_operands(
     m: &mut Module,
     cx: &PassContext,
@@ -254,7 +258,8 @@ pub(crate) fn product_operands(
     b: SsaDef,
     ty: &Type,
 ) -> (SsaDef, SsaDef) {
-    if cx.ieee_products() || same_value(m, a, b, SAME_VALUE_DEPTH) {
+    let exact = !cx.legacy_mul_finite;
+    if cx.ieee_products() || (exact && same_value(m, a, b, SAME_VALUE_DEPTH)) {
         (a, b)
     } else if cx.legacy_mul_finite {
         legacy_finite::factors(m, cx, limiter, at, a, b)

@@ -96,10 +96,8 @@ pub struct RunConfig {
     /// value of the type if that is smaller (the pow as `exp2(fin(b) · fin(log2 a))`, each
     /// step rounded). NaN becomes `−B` (the clamp's NaN rule), infinities `±B`. So `0 · x` is
     /// ±0 for every `x`, inf and NaN included, as D3D9 requires; a non-zero factor times an
-    /// infinite or NaN one gives a finite value or an overflow instead of inf/NaN. A value
-    /// times itself (the same value by construction, [`irc_ir::analysis::same_value`]:
-    /// squares, `dp3 r, x, x`) is not limited: its IEEE product is the exact D3D9 one. The oracle of the
-    /// `legacy-mul=finite` mode (`B` = 65504 on fp16 targets, `f32::MAX` elsewhere).
+    /// infinite or NaN one gives a finite value or an overflow instead of inf/NaN. The oracle of
+    /// the `legacy-mul=finite` mode (`B` = 65504 on fp16 targets, `f32::MAX` elsewhere).
     /// `FLog2Legacy` stays exact. `None` by default.
     pub legacy_finite: Option<f64>,
     /// Computes every float width in a narrower range ([`irc_arith::NarrowRange`]: small

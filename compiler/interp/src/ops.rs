@@ -6,7 +6,6 @@ use crate::exec::{Flow, Interp};
 use crate::trap::{Trap, TrapKind};
 use crate::value::{zero_value, Scalar, Value};
 use crate::{convert, float, fp_mode};
-use irc_ir::analysis::same_value::{same_value, SAME_VALUE_DEPTH};
 use irc_ir::format::{
     Arith, Branch, BranchConditional, CompositeConstruct, CompositeExtract, CompositeInsert,
     DclInputBuiltIn, Deriv, Drain, FunctionCall, Load, ParamLoad, Return, Scoped, ScopedIf,
@@ -634,8 +633,7 @@ impl Interp<'_, '_> {
     }
 
     /// A legacy product under [`crate::RunConfig::legacy_finite`]: the IEEE op on factors
-    /// limited to `±B`, except a value times itself (the same value by construction,
-    /// [`irc_ir::analysis::same_value`]), whose IEEE product is already the exact D3D9 one.
+    /// limited to `±B`.
     fn finite_product(&self, l: usize, d: SsaDef, op: &irc_ir::Op) -> Result<Value, Trap> {
         let t = rt(op);
         let mode = self.p.fp_modes.get(t);
@@ -655,15 +653,10 @@ impl Interp<'_, '_> {
         }
         let mut ieee = op.clone();
         ieee.opcode = ieee_product(op.opcode);
-        let factors: SmallVec<[Option<SsaDef>; 2]> = op.refs().take(2).map(|(_, a)| a).collect();
-        let square = match factors.as_slice() {
-            [Some(a), Some(b)] => same_value(self.p.m, *a, *b, SAME_VALUE_DEPTH),
-            _ => false,
-        };
         let mut args: SmallVec<[Value; 4]> = SmallVec::new();
         for (i, (_, a)) in op.refs().enumerate() {
             let v = self.arg(l, d, a)?;
-            args.push(if i < 2 && !square {
+            args.push(if i < 2 {
                 let comps = v
                     .components()
                     .ok_or_else(|| Trap::bad(d, "operand is not a scalar or vector"))?;

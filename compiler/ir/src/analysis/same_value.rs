@@ -3,10 +3,9 @@
 //!
 //! The D3D9 readers build every source operand on its own: `dp3 r, v0, v0` reads `v0` through
 //! two constructs of two sets of input loads, which `gvn` merges only later. The legacy
-//! multiply lowering (`irc_passes::lower_legacy`) must know that such a product is a square —
-//! `x · x` is the same under the D3D9 and the IEEE rules, so it needs no guard — and the
-//! interpreter's oracle of the finite mode (`RunConfig::legacy_finite`) must make the same
-//! call on the same program; both ask [`same_value`].
+//! multiply lowering (`irc_passes::lower_legacy`) asks [`same_value`] to know that such a
+//! product is a square — `x · x` is the same under the D3D9 and the IEEE rules, so in the
+//! exact mode it needs no guard.
 //!
 //! *Pure* here is the opcode table's notion: a code op with a result and none of the
 //! `EFFECT`, `READS`, `META`, `SCOPED` or `TERMINATOR` attributes, and not a `Phi`. Its value
