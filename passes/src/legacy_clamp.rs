@@ -56,7 +56,7 @@ pub(crate) fn clamp_results(m: &mut Module) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::caps::{PassContext, TargetCaps};
-    use crate::lower_legacy::test_util::{check_same_under, float_fn_module, op_module};
+    use crate::lower_legacy::test_util::{check_same_under, float_fn_module, lowered, op_module};
     use irc_interp::{InvocationInputs, IoSlot, RunConfig, ShaderInputs, Value};
     use irc_ir::{text, Module, OpCode, ScalarType};
 
@@ -69,11 +69,7 @@ mod tests {
     }
 
     fn lower(m: &Module, caps: TargetCaps) -> Module {
-        let cx = clamp_cx(caps);
-        let mut l = m.clone();
-        crate::lower_legacy::run(&mut l, &cx).unwrap();
-        crate::lower_dot::run(&mut l, &cx).unwrap();
-        l
+        lowered(m, &clamp_cx(caps))
     }
 
     fn oracle() -> RunConfig {

@@ -270,7 +270,7 @@ pub(crate) fn factors(
 mod tests {
     use super::target_bound;
     use crate::caps::{test_profiles, PassContext, TargetCaps};
-    use crate::lower_legacy::test_util::{check_same_under, float_fn_module, op_module};
+    use crate::lower_legacy::test_util::{check_same_under, float_fn_module, lowered, op_module};
     use irc_interp::RunConfig;
     use irc_ir::{text, Module, OpCode, ScalarType};
 
@@ -283,11 +283,7 @@ mod tests {
     }
 
     fn lower(m: &Module, caps: TargetCaps) -> Module {
-        let cx = finite_cx(caps);
-        let mut l = m.clone();
-        crate::lower_legacy::run(&mut l, &cx).unwrap();
-        crate::lower_dot::run(&mut l, &cx).unwrap();
-        l
+        lowered(m, &finite_cx(caps))
     }
 
     fn oracle(caps: &TargetCaps) -> RunConfig {
@@ -463,9 +459,7 @@ mod tests {
                 caps: caps.clone(),
                 ..Default::default()
             };
-            let mut exact = m.clone();
-            crate::lower_legacy::run(&mut exact, &exact_cx).unwrap();
-            crate::lower_dot::run(&mut exact, &exact_cx).unwrap();
+            let exact = lowered(&m, &exact_cx);
             assert_eq!(count(&exact, OpCode::Select), 0, "{}", text::print(&exact));
             check_same_under(&m, &exact, "squares, exact", &RunConfig::default());
         }

@@ -557,6 +557,15 @@ pub(crate) mod test_util {
     use irc_interp::{run, RunConfig, ShaderInputs, Value};
     use irc_ir::{text, verifier, Module, OpCode, ScalarType};
 
+    /// `m` with its legacy products and dot products lowered under `cx` (`lower-legacy`,
+    /// then `lower-dot`).
+    pub(crate) fn lowered(m: &Module, cx: &crate::caps::PassContext) -> Module {
+        let mut l = m.clone();
+        crate::lower_legacy::run(&mut l, cx).unwrap();
+        crate::lower_dot::run(&mut l, cx).unwrap();
+        l
+    }
+
     /// The type text of scalar `s` with `n` components.
     pub(crate) fn ty(s: ScalarType, n: u8) -> String {
         if n == 1 {

@@ -97,16 +97,8 @@ fn legacy_ops() {
         let two = s.f32(2.0);
         let three = s.f32(3.0);
         let m8 = s.f32(-8.0);
-        let va = s.add(
-            irc_ir::Op::new(O::CompositeConstruct, irc_ir::Type::vector(T::F32, 2))
-                .arg(zero)
-                .arg(two),
-        );
-        let vb = s.add(
-            irc_ir::Op::new(O::CompositeConstruct, irc_ir::Type::vector(T::F32, 2))
-                .arg(inf)
-                .arg(three),
-        );
+        let va = s.vec2_f32(zero, two);
+        let vb = s.vec2_f32(inf, three);
         vec![
             s.op2(O::FMulLegacy, T::F32, zero, inf),      // 0: 0
             s.op2(O::FMulLegacy, T::F32, nan, zero),      // 1: 0
@@ -151,16 +143,8 @@ fn legacy_ops_as_ieee() {
         let two = s.f32(2.0);
         let three = s.f32(3.0);
         let big = s.f32(f32::MAX);
-        let va = s.add(
-            irc_ir::Op::new(O::CompositeConstruct, irc_ir::Type::vector(T::F32, 2))
-                .arg(zero)
-                .arg(two),
-        );
-        let vb = s.add(
-            irc_ir::Op::new(O::CompositeConstruct, irc_ir::Type::vector(T::F32, 2))
-                .arg(inf)
-                .arg(three),
-        );
+        let va = s.vec2_f32(zero, two);
+        let vb = s.vec2_f32(inf, three);
         vec![
             s.op2(O::FMulLegacy, T::F32, zero, inf),      // 0: NaN
             s.op2(O::FMulLegacy, T::F32, nan, zero),      // 1: NaN
@@ -204,16 +188,8 @@ fn legacy_ops_with_finite_factors() {
         let two = s.f32(2.0);
         let three = s.f32(3.0);
         let big = s.f32(1.0e6);
-        let va = s.add(
-            irc_ir::Op::new(O::CompositeConstruct, irc_ir::Type::vector(T::F32, 2))
-                .arg(zero)
-                .arg(two),
-        );
-        let vb = s.add(
-            irc_ir::Op::new(O::CompositeConstruct, irc_ir::Type::vector(T::F32, 2))
-                .arg(inf)
-                .arg(three),
-        );
+        let va = s.vec2_f32(zero, two);
+        let vb = s.vec2_f32(inf, three);
         vec![
             s.op2(O::FMulLegacy, T::F32, zero, inf),      // 0: +0
             s.op2(O::FMulLegacy, T::F32, nan, zero),      // 1: -65504 * 0 = -0
@@ -418,16 +394,8 @@ fn conversions() {
         let huge = s.f32(65536.0);
         let rtz = s.f32(1.0 + 0.75 * 2f32.powi(-10));
         let inf = s.f32(f32::INFINITY);
-        let v1 = s.add(
-            irc_ir::Op::new(O::CompositeConstruct, irc_ir::Type::vector(T::F32, 2))
-                .arg(one)
-                .arg(huge),
-        );
-        let v2 = s.add(
-            irc_ir::Op::new(O::CompositeConstruct, irc_ir::Type::vector(T::F32, 2))
-                .arg(rtz)
-                .arg(inf),
-        );
+        let v1 = s.vec2_f32(one, huge);
+        let v2 = s.vec2_f32(rtz, inf);
         let m15 = s.f32(-1.5);
         let h1 = s.b().const_f16(f16::from_f32(1.0));
         let s16 = s.b().constant(T::I16, &[(-1i64) as u64]);

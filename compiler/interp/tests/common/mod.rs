@@ -54,6 +54,14 @@ impl Sh {
     pub fn op3(&mut self, oc: OpCode, t: ScalarType, a: SsaDef, b: SsaDef, c: SsaDef) -> SsaDef {
         self.add(Op::new(oc, t).arg(a).arg(b).arg(c))
     }
+    /// The `f32x2` vector `(a, b)`.
+    pub fn vec2_f32(&mut self, a: SsaDef, b: SsaDef) -> SsaDef {
+        self.add(
+            Op::new(OpCode::CompositeConstruct, Type::vector(ScalarType::F32, 2))
+                .arg(a)
+                .arg(b),
+        )
+    }
     /// Declares output location `outs.len()` with the type of `v` and stores `v` to it.
     pub fn output(&mut self, v: SsaDef) {
         let ty = self.m.ty(v).clone();
