@@ -15,7 +15,7 @@ use irc_lima::pp::encode::{
 };
 use irc_lima::pp::instr::*;
 use irc_lima::pp::isa::{self, *};
-use irc_lima::pp::{decode_program, disassemble_program};
+use irc_lima::pp::{decode_program, disassemble_instruction, disassemble_program};
 
 /// xorshift64* — deterministic, dependency-free (same generator as `pp_fuzz.rs`).
 struct Rng(u64);
@@ -999,4 +999,17 @@ fn assembler_aliases_and_labels() {
     let p = assemble("top: # the loop head\n  mov.v0 $0 $1 ,\n  sync\n  branch.lt $0.x ^const0.x top, const0 0 0 0 0\n")
         .unwrap();
     assert_eq!(disassemble_program(&p), "@0: mov.v0 $0 $1 , sync\n@3: branch.lt $0.x ^const0.x 0, const0 0.000000 0.000000 0.000000 0.000000\n");
+}
+
+#[test]
+fn every_fp16_constant_reads_back_to_its_bits() {
+    for bits in (0..=u16::MAX).step_by(4) {
+        let c = [0, 1, 2, 3].map(|i| f16::from_bits(bits + i));
+        let mut ins = empty();
+        ins.const0 = Some(c);
+        let text = disassemble_instruction(&ins, 0);
+        let back = assemble(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let read = back[0].const0.map(|c| c.map(f16::to_bits));
+        assert_eq!(read, Some(c.map(f16::to_bits)), "{text}");
+    }
 }
