@@ -11,6 +11,7 @@ use irc_backend::machine::cfg::{
 use irc_backend::machine::copies::{sequence, Step, Strategy};
 use irc_backend::machine::dce::{dead_writes, remove_unreachable, Reads};
 use irc_backend::machine::deps::deps;
+use irc_backend::machine::depth::dependence_depth;
 use irc_backend::machine::describe::{ProgramBuilder, VRegShape};
 use irc_backend::machine::list::{
     list_schedule, list_schedule_capped, list_schedule_just_in_time, list_schedule_with, Bundle,
@@ -379,6 +380,43 @@ fn dependences_follow_registers_and_memory() {
     assert_eq!(g.height, [5, 5, 4, 2, 3, 2, 1, 1]);
 }
 
+#[test]
+fn dependence_depth_counts_true_dependences_only() {
+    let mut f = ToyFn::default();
+    let [a, b, c, d] = [(); 4].map(|_| f.vreg(1));
+    let konst = |dst| ToyOp::Const {
+        dst,
+        comp: 0,
+        value: 1,
+    };
+    let ops = vec![
+        konst(a),                       // 0: depth 1
+        ToyOp::Add { dst: b, a, b: a }, // 1: reads 0, depth 2
+        ToyOp::Add { dst: c, a: b, b }, // 2: reads 1, depth 3
+        konst(a),                       // 3: overwrites `a` after op 1 read it (no true dependence)
+        ToyOp::Out { src: a, comp: 0 }, // 4: reads 3 only, depth 2
+    ];
+    // The scheduler's graph also orders op 3 after op 1's read: its critical path is longer.
+    assert_eq!(deps(&ops).height.iter().max(), Some(&4));
+    assert_eq!(dependence_depth(&ops, |_| false), 3);
+    // Vanishing adds make every chain one op long, except `Out` after its constant.
+    assert_eq!(
+        dependence_depth(&ops, |o| matches!(o, ToyOp::Add { .. })),
+        2
+    );
+    // A load comes after the store of its slot, and the stored value's chain.
+    let mem = vec![
+        konst(a),                         // 1
+        ToyOp::Add { dst: b, a, b: a },   // 2
+        ToyOp::Store { slot: 3, src: b }, // 3
+        ToyOp::Load { dst: d, slot: 3 },  // 4
+        ToyOp::Load { dst: c, slot: 1 },  // 1: another slot
+        ToyOp::Out { src: d, comp: 0 },   // 5
+    ];
+    assert_eq!(dependence_depth(&mem, |_| false), 5);
+    assert_eq!(dependence_depth::<ToyOp>(&[], |_| false), 0);
+}
+
 /// Two ops per bundle, at most one touching memory, never an output when `no_out`.
 #[derive(Default)]
 struct Pair {
@@ -598,6 +636,9 @@ impl Schedulable for ToyFn {
     fn schedule(&self, (): ()) -> Result<(), Diagnostic> {
         Ok(())
     }
+    fn length(&self, (): &()) -> usize {
+        self.blocks.iter().map(|b| b.ops.len()).sum()
+    }
     fn describe(&self, (): &()) -> regalloc::Program {
         let mut out = ProgramBuilder::new(self.sizes.len());
         for (b, blk) in self.blocks.iter().enumerate() {
@@ -757,6 +798,7 @@ const ATTEMPTS: Attempts<'static, ()> = Attempts {
     max_rounds: 50,
     growth_period: 3,
     file_name: "the toy registers",
+    refuse_longer: None,
 };
 
 #[test]

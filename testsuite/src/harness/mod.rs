@@ -516,6 +516,14 @@ pub fn check_shader_with(
             return check;
         }
     };
+    let stats = &output.stats;
+    if stats.lower_bound > stats.instructions {
+        check.outcome = Outcome::Failed(format!(
+            "the reported lower bound ({}) is above the instruction count ({})",
+            stats.lower_bound, stats.instructions
+        ));
+        return check;
+    }
     let legacy = options.legacy_state.input_values(raw);
     let mut no_reference = None;
     for seed in 0..u64::from(seeds) {

@@ -52,6 +52,7 @@ pub mod cfg;
 pub mod copies;
 pub mod dce;
 pub mod deps;
+pub mod depth;
 pub mod describe;
 pub mod list;
 pub mod pressure;

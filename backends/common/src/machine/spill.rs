@@ -15,6 +15,11 @@
 //!    is kept instead;
 //!    after round 0, an over-full first attempt ends the round (a spill round is cheaper than
 //!    the longer code of a narrower schedule);
+//!    with [`Attempts::refuse_longer`], once the preferred attempt ([`Attempts::retry`]'s
+//!    first) failed only in the colorer, a later attempt's schedule longer than the
+//!    preferred one's by more than the slack is not even allocated; unless a later
+//!    attempt is short enough, the round ends with the preferred schedule's spill candidates
+//!    (a spill or two cost less than a schedule narrowed for the whole program);
 //! 3. when every attempt failed: if the schedule the next round tries first
 //!    ([`Attempts::retry`]'s first entry) was over-full, spill its pressure cover all at once
 //!    (one round instead of one per value), so that it fits; if every schedule was over-full,
@@ -41,6 +46,8 @@ pub trait Schedulable {
     fn schedule(&self, attempt: Self::Attempt) -> Result<Self::Schedule, Diagnostic>;
     /// The allocator's view of a schedule (points, stages, spill costs).
     fn describe(&self, schedule: &Self::Schedule) -> regalloc::Program;
+    /// The schedule's length (instructions), to compare attempts by.
+    fn length(&self, schedule: &Self::Schedule) -> usize;
 }
 
 /// How a target makes room when allocation fails.
@@ -85,6 +92,18 @@ pub struct Attempts<'a, A> {
     pub growth_period: usize,
     /// What the register file is, for messages ("the 6 vec4 registers").
     pub file_name: &'a str,
+    /// Refuse schedules much longer than the preferred one (module documentation).
+    pub refuse_longer: Option<RefuseLonger>,
+}
+
+/// When a schedule is refused because the preferred attempt's is much shorter.
+#[derive(Debug, Clone, Copy)]
+pub struct RefuseLonger {
+    /// Refused when longer than the preferred attempt's schedule by more than this fraction.
+    pub slack: f64,
+    /// Only in the rounds below this one (later rounds take any schedule that fits, so the
+    /// loop still ends).
+    pub rounds: usize,
 }
 
 /// A successful allocation.
@@ -123,8 +142,25 @@ where
             Some((from, late)) if round >= from => late,
             _ => attempts.retry,
         };
+        // The length and the failure of the attempt the next round tries first, when it was
+        // short of registers only for the colorer.
+        let mut preferred: Option<(usize, AllocFailure)> = None;
         for &attempt in tries {
             let schedule = p.schedule(attempt)?;
+            let length = p.length(&schedule);
+            // Much longer than the preferred schedule, which only missed the colorer: not
+            // allocated; unless a later attempt is short enough, the round spills for the
+            // preferred one.
+            if let (Some(refuse), Some((preferred_length, preferred_failure))) =
+                (attempts.refuse_longer, &preferred)
+            {
+                if round < refuse.rounds
+                    && length as f64 > *preferred_length as f64 * (1.0 + refuse.slack)
+                {
+                    failure = Some(preferred_failure.clone());
+                    continue;
+                }
+            }
             let program = p.describe(&schedule);
             let live = regalloc::liveness(&program);
             let over =
@@ -155,10 +191,13 @@ where
                         schedule,
                         allocation,
                         program,
-                    })
+                    });
                 }
                 // The earliest attempt's candidates: the next round tries it first.
                 Err(e) => {
+                    if attempts.retry.first() == Some(&attempt) {
+                        preferred = Some((length, e.clone()));
+                    }
                     failure.get_or_insert(e);
                 }
             }

@@ -19,6 +19,7 @@
 //!   [`emit`] → [`encode`]; [`mbs`] writes the MBS1 container.
 
 pub mod asm;
+pub mod bound;
 pub mod caps;
 pub mod decode;
 pub mod disasm;
