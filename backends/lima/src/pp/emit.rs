@@ -527,13 +527,23 @@ fn emit_op(
         }
         Kind::Spill { slot } => {
             let s = cx.ssrc(&op.srcs[0])?;
+            // A vec4 store names its register (the source field's low bits are 0) and a vec4
+            // index.
+            let (align, index) = if op.width == 4 {
+                if s.reg.0 % 4 != 0 || slot % 4 != 0 {
+                    return Err(err("vec4 spill store not at lane 0"));
+                }
+                (alignment::UNIFORM_VEC4, slot / 4)
+            } else {
+                (alignment::SCALAR, *slot)
+            };
             ins.temp_write = Some(TempWrite::Store {
                 dest: isa::TEMP_WRITE_DEST_TEMPORARY as u8,
                 source: s.reg,
-                alignment: alignment::SCALAR,
+                alignment: align,
                 offset_reg: ScalarReg(0),
                 offset_en: false,
-                index: *slot as i16,
+                index: index as i16,
                 unknown: unknown_defaults(isa::temp_write::ALL),
             });
         }

@@ -201,7 +201,7 @@ pub fn src_read(op: &MOp, i: usize) -> (Slot, usize) {
                 (second, width)
             }
         }
-        Kind::Spill { .. } => (Slot::Stage(UnitKind::TempWrite.stage()), 1),
+        Kind::Spill { .. } => (Slot::Stage(UnitKind::TempWrite.stage()), width),
         // A fused reader's sources, as the reader alone reads them, after the varying and
         // sampler units.
         Kind::Texture {

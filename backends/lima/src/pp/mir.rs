@@ -200,7 +200,9 @@ pub enum Kind {
         /// [`Operand::Texture`] (and `swz` is unused), and `dst` its result.
         reader: Option<Reader>,
     },
-    /// Store the whole vec4 register holding `srcs[0]`'s value to temporary slot `slot`.
+    /// Store `srcs[0]` to the temporary stack at scalar index `slot`: one component (`width`
+    /// 1), or a whole register holding a vec4 value at lane 0 (`width` 4, `slot` a multiple of
+    /// 4: one vec4-aligned store instead of four scalar ones).
     Spill { slot: u32 },
 }
 

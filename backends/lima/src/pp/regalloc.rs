@@ -157,18 +157,20 @@ pub fn spill(p: &mut Program, v: VReg) -> Vec<bool> {
             let mask = op.dst_mask();
             out.push(op);
             if wrote {
-                for c in 0..4u8 {
-                    if mask & (1 << c) != 0 {
-                        out.push(MOp {
-                            kind: Kind::Spill {
-                                slot: slot * 4 + u32::from(c),
-                            },
-                            dst: None,
-                            dst_comp: 0,
-                            width: 1,
-                            srcs: SmallVec::from_slice(&[Src::new(Operand::reg(v, c))]),
-                            modifier: super::isa::OutMod::None,
-                        });
+                let store = |slot: u32, width: u8, src: Operand| MOp {
+                    kind: Kind::Spill { slot },
+                    dst: None,
+                    dst_comp: 0,
+                    width,
+                    srcs: SmallVec::from_slice(&[Src::new(src)]),
+                    modifier: super::isa::OutMod::None,
+                };
+                // A vec4 written whole: one vec4 store (the value sits at lane 0).
+                if size == 4 && mask == 0xF {
+                    out.push(store(slot * 4, 4, Operand::Reg(v, [0, 1, 2, 3])));
+                } else {
+                    for c in (0..4u8).filter(|c| mask & (1 << c) != 0) {
+                        out.push(store(slot * 4 + u32::from(c), 1, Operand::reg(v, c)));
                     }
                 }
             }
