@@ -8,7 +8,7 @@
 //!
 //! Removed ops leave a hole in the id space (ids are stable); the serializer renumbers densely.
 
-use crate::change_log::{is_control, ChangeLog, ChangeMark, Changes};
+use crate::change_log::{is_control, ChangeLog, ChangeMark, Changes, ModuleVersion};
 use crate::entities::SsaDef;
 use crate::op::{Op, Operand};
 use crate::opcode::{Attrs, OpCode};
@@ -133,6 +133,7 @@ impl Module {
         self.constants.clear();
         self.opcode_counts.clear();
         self.log.stop();
+        self.log.note_edit();
     }
 
     /// Builds a module from ops with given ids, in program order. Ids not listed become holes.
@@ -369,10 +370,17 @@ impl Module {
     pub fn note_unsettled(&mut self) {
         self.log.note_control();
     }
+    /// The module's version: equal at two moments only if nothing changed in between (see
+    /// [`crate::change_log`]). Constant time.
+    pub fn version(&self) -> ModuleVersion {
+        self.log.version()
+    }
     fn note(&mut self, d: SsaDef) {
         if self.log.is_on() {
             let control = is_control(self.ops[d].opcode);
             self.log.note(d, control);
+        } else {
+            self.log.note_edit();
         }
     }
 
