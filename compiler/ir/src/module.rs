@@ -596,8 +596,9 @@ impl Module {
 
     fn register(&mut self, d: SsaDef) {
         self.opcode_counts.added(self.ops[d].opcode);
-        for i in 0..self.ops[d].operands.len() {
-            if let Operand::Ref(t) = self.ops[d].operands[i] {
+        // The op's operands read in place while the use lists change (disjoint fields).
+        for o in &self.ops[d].operands {
+            if let Operand::Ref(t) = *o {
                 self.uses.push(t, d);
             }
         }
@@ -608,8 +609,8 @@ impl Module {
 
     fn unregister(&mut self, d: SsaDef) {
         self.opcode_counts.removed(self.ops[d].opcode);
-        for i in 0..self.ops[d].operands.len() {
-            if let Operand::Ref(t) = self.ops[d].operands[i] {
+        for o in &self.ops[d].operands {
+            if let Operand::Ref(t) = *o {
                 self.uses.remove_one(t, d);
             }
         }
