@@ -517,15 +517,17 @@ impl Module {
             return;
         }
         let users = self.uses.take(old);
-        let mut done: SmallVec<[SsaDef; 4]> = SmallVec::new();
+        // A user listed once per operand has all of them replaced at its first entry; its
+        // later entries find nothing left to replace (no search of the users done so far,
+        // which was quadratic for a value with many users).
         for u in users {
-            if done.contains(&u) {
-                continue;
-            }
-            done.push(u);
-            self.note(u);
+            let mut first = true;
             for i in 0..self.ops[u].operands.len() {
                 if self.ops[u].operands[i] == Operand::Ref(old) {
+                    if first {
+                        self.note(u);
+                        first = false;
+                    }
                     self.set_operand_untracked_old(u, i, new);
                 }
             }
