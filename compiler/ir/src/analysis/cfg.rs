@@ -143,7 +143,8 @@ impl Cfg {
     pub fn build(m: &Module, f: FunctionRange) -> Cfg {
         let mut cfg = Cfg {
             function: f,
-            blocks: PrimaryMap::new(),
+            // Every label of the module is an upper bound of one function's blocks.
+            blocks: PrimaryMap::with_capacity(m.count_of(OpCode::Label)),
             // The whole code is an upper bound of one function's body: one allocation.
             ops: Vec::with_capacity(m.len() - m.declaration_count()),
             block_of: SecondaryMap::new(),
