@@ -15,6 +15,7 @@ use crate::opcode::{Attrs, OpCode};
 use crate::opcode_counts::OpcodeCounts;
 use crate::types::Type;
 use crate::uses::UseLists;
+use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -31,8 +32,9 @@ struct Node {
 
 #[derive(Clone, Copy, Debug, Default)]
 struct List {
-    first: Option<SsaDef>,
-    last: Option<SsaDef>,
+    /// Packed (a reserved id for none), so the module stays small.
+    first: PackedOption<SsaDef>,
+    last: PackedOption<SsaDef>,
     /// Number of ops (`u32`: ids are 32 bits; keeps the module small).
     len: u32,
 }
@@ -258,7 +260,7 @@ impl Module {
     pub fn next(&self, d: SsaDef) -> Option<SsaDef> {
         self.nodes[d].next.or_else(|| {
             (Section::of(self.ops[d].opcode) == Section::Declarations)
-                .then_some(self.code.first)
+                .then_some(self.code.first.expand())
                 .flatten()
         })
     }
@@ -267,22 +269,22 @@ impl Module {
     pub fn prev(&self, d: SsaDef) -> Option<SsaDef> {
         self.nodes[d].prev.or_else(|| {
             (Section::of(self.ops[d].opcode) == Section::Code)
-                .then_some(self.decls.last)
+                .then_some(self.decls.last.expand())
                 .flatten()
         })
     }
     /// First op in program order.
     pub fn first(&self) -> Option<SsaDef> {
-        self.decls.first.or(self.code.first)
+        self.decls.first.expand().or(self.code.first.expand())
     }
     /// First code op.
     pub fn first_code(&self) -> Option<SsaDef> {
-        self.code.first
+        self.code.first.expand()
     }
     /// The `Function` and `FunctionEnd` ops of a module whose code is exactly one function
     /// (one of each, the first and the last code op); `None` otherwise. Constant time.
     pub fn sole_function(&self) -> Option<(SsaDef, SsaDef)> {
-        let (f, e) = (self.code.first?, self.code.last?);
+        let (f, e) = (self.code.first.expand()?, self.code.last.expand()?);
         (self.opcode_counts.of(OpCode::Function) == 1
             && self.opcode_counts.of(OpCode::FunctionEnd) == 1
             && self.ops[f].opcode == OpCode::Function
@@ -314,11 +316,11 @@ impl Module {
     }
     /// Declarative ops in order.
     pub fn declarations(&self) -> impl Iterator<Item = SsaDef> + '_ {
-        std::iter::successors(self.decls.first, move |&d| self.nodes[d].next)
+        std::iter::successors(self.decls.first.expand(), move |&d| self.nodes[d].next)
     }
     /// Code ops in order.
     pub fn code(&self) -> impl Iterator<Item = SsaDef> + '_ {
-        std::iter::successors(self.code.first, move |&d| self.nodes[d].next)
+        std::iter::successors(self.code.first.expand(), move |&d| self.nodes[d].next)
     }
     /// Code ops from `d` on (inclusive).
     pub fn iter_from(&self, d: SsaDef) -> impl Iterator<Item = SsaDef> + '_ {
@@ -411,7 +413,7 @@ impl Module {
         } else if section == Section::Declarations {
             self.link_at_end(d, section);
         } else {
-            match self.code.first {
+            match self.code.first.expand() {
                 Some(f) => self.link_before(d, f, section),
                 None => self.link_at_end(d, section),
             }
@@ -434,7 +436,7 @@ impl Module {
         } else if section == Section::Declarations {
             self.link_at_end(d, section);
         } else {
-            match self.code.first {
+            match self.code.first.expand() {
                 Some(f) => self.link_before(d, f, section),
                 None => self.link_at_end(d, section),
             }
@@ -648,7 +650,7 @@ impl Module {
     }
 
     fn link_at_end(&mut self, d: SsaDef, s: Section) {
-        let last = self.list(s).last;
+        let last = self.list(s).last.expand();
         let seq = last.map_or(SEQ_STEP, |l| self.nodes[l].seq.saturating_add(SEQ_STEP));
         self.nodes[d] = Node {
             prev: last,
@@ -658,10 +660,10 @@ impl Module {
         };
         match last {
             Some(l) => self.nodes[l].next = Some(d),
-            None => self.list(s).first = Some(d),
+            None => self.list(s).first = d.into(),
         }
         let list = self.list(s);
-        list.last = Some(d);
+        list.last = d.into();
         list.len += 1;
         if seq == u32::MAX {
             self.renumber(s);
@@ -681,7 +683,7 @@ impl Module {
         self.nodes[at].prev = Some(d);
         match prev {
             Some(p) => self.nodes[p].next = Some(d),
-            None => self.list(s).first = Some(d),
+            None => self.list(s).first = d.into(),
         }
         self.list(s).len += 1;
         if hi - lo < 2 {
@@ -715,18 +717,18 @@ impl Module {
         let Node { prev, next, .. } = self.nodes[d];
         match prev {
             Some(p) => self.nodes[p].next = next,
-            None => self.list(s).first = next,
+            None => self.list(s).first = next.into(),
         }
         match next {
             Some(n) => self.nodes[n].prev = prev,
-            None => self.list(s).last = prev,
+            None => self.list(s).last = prev.into(),
         }
         self.list(s).len -= 1;
         self.nodes[d] = Node::default();
     }
 
     fn renumber(&mut self, s: Section) {
-        let mut cur = self.list(s).first;
+        let mut cur = self.list(s).first.expand();
         let mut seq = SEQ_STEP;
         while let Some(d) = cur {
             self.nodes[d].seq = seq;
