@@ -7,6 +7,7 @@
 //! lowers only what is missing.
 
 use crate::legacy_state::LegacyState;
+use irc_ir::analysis::Analyses;
 use irc_ir::OpCode;
 
 /// Capabilities of a target: what it executes natively, and the cost facts the optimizer's
@@ -165,6 +166,9 @@ pub struct PassContext {
     /// Compile IEEE multiplies that are not `Precise` as D3D9 legacy ones (`relax-ieee-mul`),
     /// for targets that multiply only that way and a user who accepts `0 · inf = 0`.
     pub ieee_mul_legacy: bool,
+    /// CFGs and dominator trees kept from pass to pass while they hold (a cache: a copy of
+    /// the context starts without).
+    pub analyses: Analyses,
 }
 
 impl PassContext {
@@ -184,6 +188,7 @@ impl Default for PassContext {
             legacy_mul_clamp: false,
             legacy_mul_finite: false,
             ieee_mul_legacy: false,
+            analyses: Analyses::new(),
         }
     }
 }

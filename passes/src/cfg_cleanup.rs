@@ -58,7 +58,7 @@ use smallvec::SmallVec;
 const MAX_ROUNDS: usize = 32;
 
 /// Runs the pass; returns whether the module changed.
-pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
+pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
     let mut changed = false;
     for f in cfg::functions(m) {
         if !f.body(m).any(|d| m.opcode(d) == OpCode::Label) {
@@ -66,14 +66,14 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
         }
         for _ in 0..MAX_ROUNDS {
             // A phase that changed nothing leaves the CFG valid for the next one.
-            let mut g = Cfg::build(m, f);
+            let mut g = cx.analyses.cfg(m, f);
             let folded = fold_branches(m, &g);
             if folded {
-                g = Cfg::build(m, f);
+                g = cx.analyses.cfg(m, f);
             }
             let removed = remove_unreachable(m, &g);
             if removed {
-                g = Cfg::build(m, f);
+                g = cx.analyses.cfg(m, f);
             }
             let simplified = simplify(m, &g);
             changed |= folded | removed | simplified;

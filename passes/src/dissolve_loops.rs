@@ -52,7 +52,7 @@
 use crate::caps::PassContext;
 use crate::dce::remove_all;
 use crate::PassError;
-use irc_ir::analysis::{construct, functions, Block, Cfg, DomTree};
+use irc_ir::analysis::{construct, functions, Analyses, Block, Cfg, DomTree};
 use irc_ir::format::Phi;
 use irc_ir::{Construct, Module, Op, OpCode, Operand, SsaDef, Type};
 use rustc_hash::FxHashSet;
@@ -83,12 +83,17 @@ pub const MALFORMED: &str = "a block of the loop has no terminator";
 const MAX_ROUNDS: usize = 4096;
 
 /// Runs the pass; returns whether the module changed.
-pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
-    Ok(dissolve(m) > 0)
+pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
+    Ok(dissolve_with(m, &cx.analyses) > 0)
 }
 
 /// Dissolves every loop that never repeats (as far as the breaks allow); returns how many.
 pub fn dissolve(m: &mut Module) -> usize {
+    dissolve_with(m, &Analyses::new())
+}
+
+/// [`dissolve`], taking CFGs and dominator trees from (and leaving them in) `analyses`.
+pub fn dissolve_with(m: &mut Module, analyses: &Analyses) -> usize {
     let mut count = 0;
     for f in functions(m) {
         // Only loop headers start a plan: a function without one needs no CFG or dominator
@@ -99,8 +104,8 @@ pub fn dissolve(m: &mut Module) -> usize {
             continue;
         }
         for _ in 0..MAX_ROUNDS {
-            let cfg = Cfg::build(m, f);
-            let dom = DomTree::compute(&cfg);
+            let cfg = analyses.cfg(m, f);
+            let dom = analyses.dom(&cfg);
             let mut touched: FxHashSet<Block> = FxHashSet::default();
             let mut done = 0;
             for h in cfg.blocks() {

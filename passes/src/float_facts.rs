@@ -141,7 +141,10 @@ impl FloatFacts {
 
 /// Computes the facts of every float value of `m`.
 pub fn analyze(m: &Module) -> FloatFacts {
-    let mut facts = FloatFacts::default();
+    // Sized once for every op (at most one entry each) rather than grown step by step.
+    let mut facts = FloatFacts {
+        map: FxHashMap::with_capacity_and_hasher(m.len(), Default::default()),
+    };
     for d in m.iter() {
         if let Some(f) = transfer(m, &facts, d) {
             facts.map.insert(d, f);

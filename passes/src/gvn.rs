@@ -46,15 +46,15 @@ use smallvec::SmallVec;
 pub const MAX_ROUNDS: usize = 4;
 
 /// Runs the pass; returns whether the module changed.
-pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
+pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
     let mut changed = false;
     let mut w = Walk::default();
     for f in functions(m) {
-        let cfg = Cfg::build(m, f);
+        let cfg = cx.analyses.cfg(m, f);
         let Some(entry) = cfg.entry() else {
             continue;
         };
-        let dom = DomTree::compute(&cfg);
+        let dom = cx.analyses.dom(&cfg);
         let mut phis = true;
         for _ in 0..MAX_ROUNDS {
             let any;

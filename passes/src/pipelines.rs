@@ -154,6 +154,8 @@ fn fixpoint_rounds(
 fn check_skip(pm: &PassManager, m: &Module, pass: &PassInfo) -> Result<(), PassError> {
     let mut copy = m.clone();
     let changed = (pass.run)(&mut copy, &pm.context)?;
+    // The analyses built for the copy are no pass's cost.
+    pm.context.analyses.take_spent();
     if changed || copy != *m {
         return Err(PassError::Verifier {
             pass: pass.name,

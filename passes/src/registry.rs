@@ -24,15 +24,15 @@ fn structurize(m: &mut Module, _: &PassContext) -> Result<bool, PassError> {
     Ok(m.len() != before)
 }
 
-fn remove_unreachable(m: &mut Module, _: &PassContext) -> Result<bool, PassError> {
+fn remove_unreachable(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
     let before = m.len();
-    irc_frontend::unreachable::run(m);
+    irc_frontend::unreachable::run_with(m, &cx.analyses);
     Ok(m.len() != before)
 }
 
-fn ssa(m: &mut Module, _: &PassContext) -> Result<bool, PassError> {
+fn ssa(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
     let before = m.len();
-    irc_frontend::ssa::run(m)?;
+    irc_frontend::ssa::run_with(m, &cx.analyses)?;
     Ok(m.len() != before)
 }
 

@@ -16,16 +16,23 @@
 
 use crate::FrontendError;
 use irc_ir::analysis::cfg::{self, Block, Cfg};
+use irc_ir::analysis::Analyses;
 use irc_ir::format::{TmpLoad, TmpStore};
 use irc_ir::{Module, Op, OpCode, SsaDef, Type};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Converts the temporaries of every structured function to SSA form.
 pub fn run(m: &mut Module) -> Result<(), FrontendError> {
+    run_with(m, &Analyses::new())
+}
+
+/// [`run`], taking the CFGs from `analyses` (the one `unreachable` left when it changed
+/// nothing).
+pub fn run_with(m: &mut Module, analyses: &Analyses) -> Result<(), FrontendError> {
     check_temps_are_local(m)?;
     let mut phis = Vec::new();
     for f in cfg::functions(m) {
-        let g = Cfg::build(m, f);
+        let g = analyses.cfg(m, f);
         if g.is_empty() {
             continue;
         }

@@ -9,6 +9,7 @@
 //! rather than left dangling.
 
 use irc_ir::analysis::cfg::{self, Block, Cfg};
+use irc_ir::analysis::Analyses;
 use irc_ir::format::Phi;
 use irc_ir::{Construct, Module, Op, OpCode, SsaDef, Type};
 use rustc_hash::FxHashSet;
@@ -16,9 +17,14 @@ use rustc_hash::FxHashSet;
 /// Removes functions the entry point never calls, then unreachable blocks from every
 /// structured function of `m`.
 pub fn run(m: &mut Module) {
+    run_with(m, &Analyses::new());
+}
+
+/// [`run`], taking the CFGs from (and leaving them in) `analyses`.
+pub fn run_with(m: &mut Module, analyses: &Analyses) {
     remove_uncalled_functions(m);
     for f in cfg::functions(m) {
-        let graph = Cfg::build(m, f);
+        let graph = analyses.cfg(m, f);
         if graph.is_empty() {
             continue;
         }

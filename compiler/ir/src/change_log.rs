@@ -7,6 +7,11 @@
 //! The clean-up loop uses it to skip a pass whose last run left the module at that pass's
 //! fixpoint when nothing changed since that could give it new work (the pass's own check, which
 //! must over-approximate: a skip has to give exactly the module the run would give).
+//!
+//! Whether the log is on or not, every mutation also counts one edit: a module's
+//! [`ModuleVersion`] (a process-unique module id, new for every copy, and the edit count) is
+//! equal at two moments only if the module did not change in between, which is what an
+//! analysis kept across passes checks before it is reused ([`crate::analysis::Analyses`]).
 
 use crate::entities::SsaDef;
 use crate::opcode::OpCode;
@@ -53,9 +58,47 @@ impl Changes<'_> {
     }
 }
 
-/// The log itself: `None` unless a client started it (one pointer in every module).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct ChangeLog(Option<Box<Session>>);
+/// The state of a module's contents: equal versions mean an unchanged module (the same
+/// module, or the same copy, and no mutation in between).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ModuleVersion {
+    module: u64,
+    edits: u64,
+}
+
+/// The log itself: the version counters, and the session (`None` unless a client started
+/// it: one pointer in every module).
+#[derive(Debug)]
+pub(crate) struct ChangeLog {
+    /// Process-unique id of the module (a copy gets a new one).
+    module: u64,
+    /// Mutations so far.
+    edits: u64,
+    session: Option<Box<Session>>,
+}
+
+/// Module ids, unique in the process.
+static NEXT_MODULE: AtomicU64 = AtomicU64::new(1);
+
+impl Default for ChangeLog {
+    fn default() -> ChangeLog {
+        ChangeLog {
+            module: NEXT_MODULE.fetch_add(1, Ordering::Relaxed),
+            edits: 0,
+            session: None,
+        }
+    }
+}
+
+/// A copy is another module: it gets its own id (its edits are not the original's).
+impl Clone for ChangeLog {
+    fn clone(&self) -> ChangeLog {
+        ChangeLog {
+            session: self.session.clone(),
+            ..ChangeLog::default()
+        }
+    }
+}
 
 /// One session of the log.
 #[derive(Clone, Debug)]
@@ -79,7 +122,7 @@ pub(crate) fn is_control(op: OpCode) -> bool {
 impl ChangeLog {
     /// Starts a new session with an empty log.
     pub(crate) fn start(&mut self) {
-        self.0 = Some(Box::new(Session {
+        self.session = Some(Box::new(Session {
             id: NEXT_SESSION.fetch_add(1, Ordering::Relaxed),
             touched: Vec::new(),
             control: 0,
@@ -88,13 +131,27 @@ impl ChangeLog {
 
     /// Ends the session and drops the log.
     pub(crate) fn stop(&mut self) {
-        self.0 = None;
+        self.session = None;
+    }
+
+    /// Counts a mutation that no op stands for (the module was emptied).
+    pub(crate) fn note_edit(&mut self) {
+        self.edits += 1;
+    }
+
+    /// The module's current version.
+    pub(crate) fn version(&self) -> ModuleVersion {
+        ModuleVersion {
+            module: self.module,
+            edits: self.edits,
+        }
     }
 
     /// Records that `d` was touched (`control`: a control-flow change).
     #[inline]
     pub(crate) fn note(&mut self, d: SsaDef, control: bool) {
-        if let Some(s) = &mut self.0 {
+        self.edits += 1;
+        if let Some(s) = &mut self.session {
             s.touched.push(d);
             s.control += u64::from(control);
         }
@@ -102,18 +159,19 @@ impl ChangeLog {
 
     /// Records a control-flow change without an op.
     pub(crate) fn note_control(&mut self) {
-        if let Some(s) = &mut self.0 {
+        self.edits += 1;
+        if let Some(s) = &mut self.session {
             s.control += 1;
         }
     }
 
     #[inline]
     pub(crate) fn is_on(&self) -> bool {
-        self.0.is_some()
+        self.session.is_some()
     }
 
     pub(crate) fn mark(&self, id_bound: usize) -> Option<ChangeMark> {
-        let s = self.0.as_ref()?;
+        let s = self.session.as_ref()?;
         Some(ChangeMark {
             session: s.id,
             touched: s.touched.len(),
@@ -123,7 +181,7 @@ impl ChangeLog {
     }
 
     pub(crate) fn since(&self, mark: ChangeMark, id_bound: usize) -> Option<Changes<'_>> {
-        let s = self.0.as_ref()?;
+        let s = self.session.as_ref()?;
         let valid = mark.session == s.id && mark.touched <= s.touched.len();
         valid.then(|| Changes {
             touched: &s.touched[mark.touched..],

@@ -34,7 +34,7 @@ mod uses;
 pub mod verifier;
 
 pub use builder::{Builder, Position};
-pub use change_log::{ChangeMark, Changes};
+pub use change_log::{ChangeMark, Changes, ModuleVersion};
 pub use cranelift_entity::EntityRef;
 pub use entities::SsaDef;
 pub use enums::*;

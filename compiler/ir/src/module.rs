@@ -8,13 +8,14 @@
 //!
 //! Removed ops leave a hole in the id space (ids are stable); the serializer renumbers densely.
 
-use crate::change_log::{is_control, ChangeLog, ChangeMark, Changes};
+use crate::change_log::{is_control, ChangeLog, ChangeMark, Changes, ModuleVersion};
 use crate::entities::SsaDef;
 use crate::op::{Op, Operand};
 use crate::opcode::{Attrs, OpCode};
 use crate::opcode_counts::OpcodeCounts;
 use crate::types::Type;
 use crate::uses::UseLists;
+use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -31,8 +32,9 @@ struct Node {
 
 #[derive(Clone, Copy, Debug, Default)]
 struct List {
-    first: Option<SsaDef>,
-    last: Option<SsaDef>,
+    /// Packed (a reserved id for none), so the module stays small.
+    first: PackedOption<SsaDef>,
+    last: PackedOption<SsaDef>,
     /// Number of ops (`u32`: ids are 32 bits; keeps the module small).
     len: u32,
 }
@@ -133,6 +135,7 @@ impl Module {
         self.constants.clear();
         self.opcode_counts.clear();
         self.log.stop();
+        self.log.note_edit();
     }
 
     /// Builds a module from ops with given ids, in program order. Ids not listed become holes.
@@ -257,7 +260,7 @@ impl Module {
     pub fn next(&self, d: SsaDef) -> Option<SsaDef> {
         self.nodes[d].next.or_else(|| {
             (Section::of(self.ops[d].opcode) == Section::Declarations)
-                .then_some(self.code.first)
+                .then_some(self.code.first.expand())
                 .flatten()
         })
     }
@@ -266,22 +269,22 @@ impl Module {
     pub fn prev(&self, d: SsaDef) -> Option<SsaDef> {
         self.nodes[d].prev.or_else(|| {
             (Section::of(self.ops[d].opcode) == Section::Code)
-                .then_some(self.decls.last)
+                .then_some(self.decls.last.expand())
                 .flatten()
         })
     }
     /// First op in program order.
     pub fn first(&self) -> Option<SsaDef> {
-        self.decls.first.or(self.code.first)
+        self.decls.first.expand().or(self.code.first.expand())
     }
     /// First code op.
     pub fn first_code(&self) -> Option<SsaDef> {
-        self.code.first
+        self.code.first.expand()
     }
     /// The `Function` and `FunctionEnd` ops of a module whose code is exactly one function
     /// (one of each, the first and the last code op); `None` otherwise. Constant time.
     pub fn sole_function(&self) -> Option<(SsaDef, SsaDef)> {
-        let (f, e) = (self.code.first?, self.code.last?);
+        let (f, e) = (self.code.first.expand()?, self.code.last.expand()?);
         (self.opcode_counts.of(OpCode::Function) == 1
             && self.opcode_counts.of(OpCode::FunctionEnd) == 1
             && self.ops[f].opcode == OpCode::Function
@@ -313,11 +316,11 @@ impl Module {
     }
     /// Declarative ops in order.
     pub fn declarations(&self) -> impl Iterator<Item = SsaDef> + '_ {
-        std::iter::successors(self.decls.first, move |&d| self.nodes[d].next)
+        std::iter::successors(self.decls.first.expand(), move |&d| self.nodes[d].next)
     }
     /// Code ops in order.
     pub fn code(&self) -> impl Iterator<Item = SsaDef> + '_ {
-        std::iter::successors(self.code.first, move |&d| self.nodes[d].next)
+        std::iter::successors(self.code.first.expand(), move |&d| self.nodes[d].next)
     }
     /// Code ops from `d` on (inclusive).
     pub fn iter_from(&self, d: SsaDef) -> impl Iterator<Item = SsaDef> + '_ {
@@ -369,10 +372,17 @@ impl Module {
     pub fn note_unsettled(&mut self) {
         self.log.note_control();
     }
+    /// The module's version: equal at two moments only if nothing changed in between (see
+    /// [`crate::change_log`]). Constant time.
+    pub fn version(&self) -> ModuleVersion {
+        self.log.version()
+    }
     fn note(&mut self, d: SsaDef) {
         if self.log.is_on() {
             let control = is_control(self.ops[d].opcode);
             self.log.note(d, control);
+        } else {
+            self.log.note_edit();
         }
     }
 
@@ -403,7 +413,7 @@ impl Module {
         } else if section == Section::Declarations {
             self.link_at_end(d, section);
         } else {
-            match self.code.first {
+            match self.code.first.expand() {
                 Some(f) => self.link_before(d, f, section),
                 None => self.link_at_end(d, section),
             }
@@ -426,7 +436,7 @@ impl Module {
         } else if section == Section::Declarations {
             self.link_at_end(d, section);
         } else {
-            match self.code.first {
+            match self.code.first.expand() {
                 Some(f) => self.link_before(d, f, section),
                 None => self.link_at_end(d, section),
             }
@@ -509,15 +519,17 @@ impl Module {
             return;
         }
         let users = self.uses.take(old);
-        let mut done: SmallVec<[SsaDef; 4]> = SmallVec::new();
+        // A user listed once per operand has all of them replaced at its first entry; its
+        // later entries find nothing left to replace (no search of the users done so far,
+        // which was quadratic for a value with many users).
         for u in users {
-            if done.contains(&u) {
-                continue;
-            }
-            done.push(u);
-            self.note(u);
+            let mut first = true;
             for i in 0..self.ops[u].operands.len() {
                 if self.ops[u].operands[i] == Operand::Ref(old) {
+                    if first {
+                        self.note(u);
+                        first = false;
+                    }
                     self.set_operand_untracked_old(u, i, new);
                 }
             }
@@ -588,8 +600,9 @@ impl Module {
 
     fn register(&mut self, d: SsaDef) {
         self.opcode_counts.added(self.ops[d].opcode);
-        for i in 0..self.ops[d].operands.len() {
-            if let Operand::Ref(t) = self.ops[d].operands[i] {
+        // The op's operands read in place while the use lists change (disjoint fields).
+        for o in &self.ops[d].operands {
+            if let Operand::Ref(t) = *o {
                 self.uses.push(t, d);
             }
         }
@@ -600,8 +613,8 @@ impl Module {
 
     fn unregister(&mut self, d: SsaDef) {
         self.opcode_counts.removed(self.ops[d].opcode);
-        for i in 0..self.ops[d].operands.len() {
-            if let Operand::Ref(t) = self.ops[d].operands[i] {
+        for o in &self.ops[d].operands {
+            if let Operand::Ref(t) = *o {
                 self.uses.remove_one(t, d);
             }
         }
@@ -637,7 +650,7 @@ impl Module {
     }
 
     fn link_at_end(&mut self, d: SsaDef, s: Section) {
-        let last = self.list(s).last;
+        let last = self.list(s).last.expand();
         let seq = last.map_or(SEQ_STEP, |l| self.nodes[l].seq.saturating_add(SEQ_STEP));
         self.nodes[d] = Node {
             prev: last,
@@ -647,10 +660,10 @@ impl Module {
         };
         match last {
             Some(l) => self.nodes[l].next = Some(d),
-            None => self.list(s).first = Some(d),
+            None => self.list(s).first = d.into(),
         }
         let list = self.list(s);
-        list.last = Some(d);
+        list.last = d.into();
         list.len += 1;
         if seq == u32::MAX {
             self.renumber(s);
@@ -670,7 +683,7 @@ impl Module {
         self.nodes[at].prev = Some(d);
         match prev {
             Some(p) => self.nodes[p].next = Some(d),
-            None => self.list(s).first = Some(d),
+            None => self.list(s).first = d.into(),
         }
         self.list(s).len += 1;
         if hi - lo < 2 {
@@ -704,18 +717,18 @@ impl Module {
         let Node { prev, next, .. } = self.nodes[d];
         match prev {
             Some(p) => self.nodes[p].next = next,
-            None => self.list(s).first = next,
+            None => self.list(s).first = next.into(),
         }
         match next {
             Some(n) => self.nodes[n].prev = prev,
-            None => self.list(s).last = prev,
+            None => self.list(s).last = prev.into(),
         }
         self.list(s).len -= 1;
         self.nodes[d] = Node::default();
     }
 
     fn renumber(&mut self, s: Section) {
-        let mut cur = self.list(s).first;
+        let mut cur = self.list(s).first.expand();
         let mut seq = SEQ_STEP;
         while let Some(d) = cur {
             self.nodes[d].seq = seq;

@@ -52,28 +52,65 @@ impl UseLists {
     }
 
     /// Appends `user` to the list of `t`.
+    #[inline]
     pub(crate) fn push(&mut self, t: SsaDef, user: SsaDef) {
         let e = &mut self.entries[t];
-        let pos = e.list.len();
         e.list.push(user);
-        if let Some(idx) = &mut e.index {
-            idx.entry(user).or_default().push(pos as u32);
-        } else if pos + 1 == INDEX_AT {
-            let mut idx: FxHashMap<SsaDef, Positions> = FxHashMap::default();
-            for (i, &u) in e.list.iter().enumerate() {
-                idx.entry(u).or_default().push(i as u32);
-            }
-            e.index = Some(Box::new(idx));
+        // The short unindexed list is the common case, inline; the index out of line.
+        if e.index.is_some() || e.list.len() == INDEX_AT {
+            e.index_push(user);
         }
     }
 
     /// Removes the first entry of `user` from the list of `t` (swap-remove), if there is one.
+    #[inline]
     pub(crate) fn remove_one(&mut self, t: SsaDef, user: SsaDef) {
         let e = &mut self.entries[t];
-        let Some(idx) = &mut e.index else {
-            if let Some(i) = e.list.iter().position(|&x| x == user) {
-                e.list.swap_remove(i);
+        if e.index.is_some() {
+            e.remove_indexed(user);
+        } else if let Some(i) = e.list.iter().position(|&x| x == user) {
+            e.list.swap_remove(i);
+        }
+    }
+
+    /// Takes the whole list of `t`, leaving it empty.
+    pub(crate) fn take(&mut self, t: SsaDef) -> SmallVec<[SsaDef; 2]> {
+        let e = &mut self.entries[t];
+        e.index = None;
+        std::mem::take(&mut e.list)
+    }
+
+    /// Empties the list of `t`.
+    #[inline]
+    pub(crate) fn clear_of(&mut self, t: SsaDef) {
+        let e = &mut self.entries[t];
+        e.index = None;
+        e.list.clear();
+    }
+}
+
+impl Entry {
+    /// After `user` was pushed as the last entry: records it in the index, or builds the index
+    /// if the list just reached [`INDEX_AT`].
+    #[inline(never)]
+    fn index_push(&mut self, user: SsaDef) {
+        let pos = self.list.len() - 1;
+        if let Some(idx) = &mut self.index {
+            idx.entry(user).or_default().push(pos as u32);
+        } else {
+            let mut idx: FxHashMap<SsaDef, Positions> = FxHashMap::default();
+            for (i, &u) in self.list.iter().enumerate() {
+                idx.entry(u).or_default().push(i as u32);
             }
+            self.index = Some(Box::new(idx));
+        }
+    }
+
+    /// [`UseLists::remove_one`] on an indexed list.
+    #[inline(never)]
+    fn remove_indexed(&mut self, user: SsaDef) {
+        let e = self;
+        let Some(idx) = &mut e.index else {
             return;
         };
         let Some(ps) = idx.get_mut(&user) else {
@@ -98,20 +135,6 @@ impl UseLists {
         if e.list.len() < INDEX_AT / 2 {
             e.index = None;
         }
-    }
-
-    /// Takes the whole list of `t`, leaving it empty.
-    pub(crate) fn take(&mut self, t: SsaDef) -> SmallVec<[SsaDef; 2]> {
-        let e = &mut self.entries[t];
-        e.index = None;
-        std::mem::take(&mut e.list)
-    }
-
-    /// Empties the list of `t`.
-    pub(crate) fn clear_of(&mut self, t: SsaDef) {
-        let e = &mut self.entries[t];
-        e.index = None;
-        e.list.clear();
     }
 }
 

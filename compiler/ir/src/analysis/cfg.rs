@@ -21,7 +21,7 @@ use crate::enums::Construct;
 use crate::module::Module;
 use crate::opcode::OpCode;
 use cranelift_entity::packed_option::PackedOption;
-use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
+use cranelift_entity::{entity_impl, EntityRef, PrimaryMap, SecondaryMap};
 use smallvec::SmallVec;
 
 /// A basic block of one function's [`Cfg`], numbered in program order from 0 (the entry).
@@ -143,7 +143,8 @@ impl Cfg {
     pub fn build(m: &Module, f: FunctionRange) -> Cfg {
         let mut cfg = Cfg {
             function: f,
-            blocks: PrimaryMap::new(),
+            // Every label of the module is an upper bound of one function's blocks.
+            blocks: PrimaryMap::with_capacity(m.count_of(OpCode::Label)),
             // The whole code is an upper bound of one function's body: one allocation.
             ops: Vec::with_capacity(m.len() - m.declaration_count()),
             block_of: SecondaryMap::new(),
@@ -151,8 +152,15 @@ impl Cfg {
         };
         cfg.block_of.resize(m.id_bound());
         let mut cur: Option<Block> = None;
-        for d in f.body(m) {
+        // The body (as `FunctionRange::body`), walked by hand: this loop runs for every op of
+        // every CFG a pass builds.
+        let mut next = m.next(f.function);
+        while let Some(d) = next {
             let opcode = m.opcode(d);
+            if Some(d) == f.end || opcode == OpCode::Function {
+                break;
+            }
+            next = m.next(d);
             if opcode == OpCode::Label {
                 if let Some(open) = cur {
                     cfg.blocks[open].ops.end = cfg.ops.len() as u32;
@@ -186,8 +194,8 @@ impl Cfg {
         if let Some(open) = cur {
             cfg.blocks[open].ops.end = cfg.ops.len() as u32;
         }
-        let keys: Vec<Block> = cfg.blocks.keys().collect();
-        for b in keys {
+        for i in 0..cfg.blocks.len() {
+            let b = Block::new(i);
             let Some(t) = cfg.blocks[b].terminator else {
                 continue;
             };
@@ -266,15 +274,21 @@ impl Cfg {
 /// The label operands of a terminator (or any branch-like op), in operand order.
 pub fn branch_targets(m: &Module, t: SsaDef) -> SmallVec<[SsaDef; 2]> {
     let op = m.op(t);
-    let refs = |idx: &mut dyn Iterator<Item = usize>| -> SmallVec<[SsaDef; 2]> {
-        idx.filter_map(|i| op.operand_def(i)).collect()
-    };
+    let mut out = SmallVec::new();
+    let mut take = |i: usize| out.extend(op.operand_def(i));
     match op.opcode {
-        OpCode::Branch => refs(&mut (0..1)),
-        OpCode::BranchConditional => refs(&mut (1..3)),
-        OpCode::Switch => refs(&mut (1..2).chain((3..op.operands.len()).step_by(2))),
-        _ => SmallVec::new(),
+        OpCode::Branch => take(0),
+        OpCode::BranchConditional => {
+            take(1);
+            take(2);
+        }
+        OpCode::Switch => {
+            take(1);
+            (3..op.operands.len()).step_by(2).for_each(take);
+        }
+        _ => {}
     }
+    out
 }
 
 /// The structured construct a `Label` declares: its kind with merge and continue labels (as far

@@ -21,7 +21,11 @@ use petgraph::graph::{DiGraph, NodeIndex};
 #[derive(Clone, Debug, Default)]
 pub struct DomTree {
     idom: SecondaryMap<Block, PackedOption<Block>>,
-    children: SecondaryMap<Block, Vec<Block>>,
+    /// The children of every block, block after block, each block's in block order (one list
+    /// for the tree instead of one allocation per parent).
+    children: Vec<Block>,
+    /// Where each block's children start in `children` (one more entry than blocks).
+    child_start: Vec<u32>,
     reachable: SecondaryMap<Block, bool>,
     pre: SecondaryMap<Block, u32>,
     post: SecondaryMap<Block, u32>,
@@ -33,7 +37,13 @@ impl DomTree {
     pub fn compute(cfg: &Cfg) -> DomTree {
         let mut t = DomTree::default();
         let Some(entry) = cfg.entry() else { return t };
-        if cfg.len() == 1 {
+        let n = cfg.len();
+        t.idom.resize(n);
+        t.reachable.resize(n);
+        t.pre.resize(n);
+        t.post.resize(n);
+        t.child_start = vec![0; n + 1];
+        if n == 1 {
             // Straight-line code (most shaders): the entry alone, no graph to build.
             t.reachable[entry] = true;
             t.pre[entry] = 0;
@@ -52,14 +62,27 @@ impl DomTree {
         }
         let doms = simple_fast(&g, NodeIndex::new(entry.index()));
         for b in cfg.blocks() {
-            let n = NodeIndex::new(b.index());
+            let node = NodeIndex::new(b.index());
             if b == entry {
                 t.reachable[b] = true;
-            } else if let Some(i) = doms.immediate_dominator(n) {
+            } else if let Some(i) = doms.immediate_dominator(node) {
                 let i = Block::new(i.index());
                 t.reachable[b] = true;
                 t.idom[b] = i.into();
-                t.children[i].push(b);
+                t.child_start[i.index() + 1] += 1;
+            }
+        }
+        // Children lists: counts to starts, then each block into its parent's run, in block
+        // order.
+        for i in 0..n {
+            t.child_start[i + 1] += t.child_start[i];
+        }
+        let mut next: Vec<u32> = t.child_start[..n].to_vec();
+        t.children = vec![entry; t.child_start[n] as usize];
+        for b in cfg.blocks() {
+            if let Some(i) = t.idom[b].expand() {
+                t.children[next[i.index()] as usize] = b;
+                next[i.index()] += 1;
             }
         }
         // Pre/post numbering of the tree, and a reverse post-order of the CFG.
@@ -68,7 +91,7 @@ impl DomTree {
         t.pre[entry] = counter;
         counter += 1;
         while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-            if let Some(&c) = t.children[b].get(*i) {
+            if let Some(&c) = t.children(b).get(*i) {
                 *i += 1;
                 t.pre[c] = counter;
                 counter += 1;
@@ -93,7 +116,11 @@ impl DomTree {
     }
     /// The blocks `b` immediately dominates.
     pub fn children(&self, b: Block) -> &[Block] {
-        &self.children[b]
+        let i = b.index();
+        match (self.child_start.get(i), self.child_start.get(i + 1)) {
+            (Some(&s), Some(&e)) => &self.children[s as usize..e as usize],
+            _ => &[],
+        }
     }
     /// True if `a` dominates `b` (reflexive). See the module docs for unreachable blocks.
     pub fn dominates(&self, a: Block, b: Block) -> bool {

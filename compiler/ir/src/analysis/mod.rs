@@ -3,6 +3,7 @@
 //! - [`cfg`]: function ranges (`Function` … `FunctionEnd`), basic blocks of structured code
 //!   (`Label` … terminator) with successors and predecessors ([`Cfg`]).
 //! - [`dominators`]: the dominator tree of one function ([`DomTree`]), built with petgraph.
+//! - [`cache`]: the CFGs and dominator trees kept across passes while they hold ([`Analyses`]).
 //! - [`same_value`]: whether two values are equal by construction (identical pure ops).
 //!
 //! ```
@@ -17,10 +18,12 @@
 //! }
 //! ```
 
+pub mod cache;
 pub mod cfg;
 pub mod dominators;
 pub mod same_value;
 
+pub use cache::Analyses;
 pub use cfg::{
     branch_targets, construct, function_of, functions, Block, BlockData, Cfg, FunctionRange,
 };
