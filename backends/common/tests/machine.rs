@@ -20,7 +20,7 @@ use irc_backend::machine::list::{
 use irc_backend::machine::pressure::{BlockPressure, Tracker};
 use irc_backend::machine::remat::Rematerialize;
 use irc_backend::machine::spill::{
-    schedule_and_allocate, Attempts, NoSpill, Schedulable, SpillStrategy,
+    schedule_and_allocate, Attempts, NoSpill, RefuseLonger, Schedulable, SpillStrategy,
 };
 use irc_backend::machine::{point, MachFunction};
 use irc_backend::regalloc::{self, check, Point, RegFile, VReg};
@@ -839,6 +839,126 @@ fn forced_spills_take_the_cheapest_values_first() {
     // else is read in the loop more often.
     assert_eq!(strategy.spilled, [VReg(9), VReg(10)]);
     assert_eq!(run(&f, Some(&done.allocation), 10_000), want);
+}
+
+/// Two schedules of one program: the preferred `wide` one (attempt `true`), and a `narrow`
+/// one of a given length that always fits (attempt `false`).
+struct Twin {
+    wide: ToyFn,
+    narrow: ToyFn,
+    narrow_length: usize,
+}
+
+impl Schedulable for Twin {
+    type Attempt = bool;
+    type Schedule = bool;
+    fn schedule(&self, wide: bool) -> Result<bool, Diagnostic> {
+        Ok(wide)
+    }
+    fn describe(&self, &wide: &bool) -> regalloc::Program {
+        if wide {
+            self.wide.describe(&())
+        } else {
+            self.narrow.describe(&())
+        }
+    }
+    fn length(&self, &wide: &bool) -> usize {
+        if wide {
+            self.wide.length(&())
+        } else {
+            self.narrow_length
+        }
+    }
+}
+
+/// Spills in the wide schedule's program.
+impl SpillStrategy<Twin> for ToyMemory {
+    fn spillable(&self, p: &Twin, v: VReg) -> bool {
+        SpillStrategy::<ToyFn>::spillable(self, &p.wide, v)
+    }
+    fn spill(&mut self, p: &mut Twin, v: VReg) -> Result<(), Diagnostic> {
+        SpillStrategy::<ToyFn>::spill(self, &mut p.wide, v)
+    }
+}
+
+#[test]
+fn much_longer_schedules_are_refused_for_a_spill() {
+    // Two single-lane registers, and five values that are never more than two at a time
+    // but interfere in a cycle of five (`a` is written twice): the pressure fits, the colorer
+    // cannot.
+    let file = RegFile {
+        registers: 2,
+        lanes: 1,
+    };
+    let mut wide = ToyFn::default();
+    let [a, b, c, d, e] = [(); 5].map(|_| wide.vreg(1));
+    let konst = |dst, value| ToyOp::Const {
+        dst,
+        comp: 0,
+        value,
+    };
+    let out = |src| ToyOp::Out { src, comp: 0 };
+    wide.block(
+        vec![
+            konst(a, 1),
+            konst(b, 2), // a b
+            out(a),
+            konst(c, 3), // b c
+            out(b),
+            konst(d, 4), // c d
+            out(c),
+            konst(e, 5), // d e
+            out(d),
+            konst(a, 6), // e a
+            out(e),
+            out(a),
+        ],
+        ToyTerm::Ret { result: None },
+    );
+    let want = run(&wide, None, 1_000);
+    let mut narrow = ToyFn::default();
+    let x = narrow.vreg(1);
+    narrow.block(vec![konst(x, 1), out(x)], ToyTerm::Ret { result: None });
+    let attempts = |refuse_longer| Attempts {
+        first: &[true, false],
+        retry: &[true, false],
+        late: None,
+        max_rounds: 20,
+        growth_period: 3,
+        file_name: "the toy registers",
+        refuse_longer,
+    };
+    let refuse = Some(RefuseLonger {
+        slack: 0.1,
+        rounds: 10,
+    });
+    let compile = |narrow_length, refuse_longer| {
+        let mut twin = Twin {
+            wide: wide.clone(),
+            narrow: narrow.clone(),
+            narrow_length,
+        };
+        let mut strategy = ToyMemory {
+            spilled: Vec::new(),
+        };
+        let done =
+            schedule_and_allocate(&mut twin, &file, &mut strategy, &attempts(refuse_longer), 0)
+                .unwrap();
+        (done, twin.wide, strategy.spilled.len())
+    };
+    // Without the refusal, or within the slack, the narrow schedule wins at once.
+    let (done, _, spilled) = compile(100, None);
+    assert!(!done.schedule);
+    assert_eq!(spilled, 0);
+    let (done, _, spilled) = compile(13, refuse);
+    assert!(!done.schedule);
+    assert_eq!(spilled, 0);
+    // Much longer: the wide schedule's candidates are spilled until it fits.
+    let (done, spilled_wide, spilled) = compile(100, refuse);
+    assert!(done.schedule, "the wide schedule after spilling");
+    assert!(spilled > 0);
+    check(&file, &done.program, &done.allocation).expect("the checker accepts the allocation");
+    assert_eq!(run(&spilled_wide, Some(&done.allocation), 1_000), want);
 }
 
 #[test]
