@@ -46,7 +46,7 @@ pub mod unroll;
 pub mod vectorize;
 
 pub use caps::{PassContext, TargetCaps};
-pub use manager::{ManagerOptions, PassManager, PrintAfter};
+pub use manager::{ManagerOptions, PassManager, PrintAfter, Timing};
 pub use pipelines::PipelineKind;
 
 /// Why a pass or pipeline failed.

@@ -119,6 +119,12 @@ impl Compiler {
         })
     }
 
+    /// Time per pass over every shader this compiler prepared so far (the pass manager's own
+    /// timings), for benchmarks.
+    pub fn pass_timings(&self) -> &[irc_passes::Timing] {
+        self.passes.timings()
+    }
+
     /// The reflection of `output` as a JSON document (`docs/reflection.md`).
     pub fn reflection_json(&self, output: &Output) -> serde_json::Value {
         irc_backend::reflection_json::to_json(self.target.name(), output)

@@ -13,6 +13,7 @@ mod atomic;
 mod batch;
 mod bench;
 mod bench_pipeline;
+mod bench_target;
 mod compile;
 mod disasm;
 mod fuzzdiff;
@@ -185,7 +186,14 @@ enum Command {
         /// Time this pass pipeline (`legalize`, `opt:lima`, …) over the raw shaders instead.
         #[arg(long)]
         pipeline: Option<String>,
-        /// With --pipeline: list this many slowest shaders.
+        /// Time whole compilations for this target over the raw shaders instead (pipeline and
+        /// backend apart, with the pass table); `-C` options apply.
+        #[arg(long, short = 't', conflicts_with = "pipeline")]
+        target: Option<String>,
+        /// With --target: a target option, `KEY=VALUE` (repeatable).
+        #[arg(short = 'C', value_name = "KEY=VALUE", requires = "target")]
+        codegen: Vec<String>,
+        /// With --pipeline or --target: list this many slowest shaders.
         #[arg(long, default_value_t = 10)]
         slowest: usize,
     },
@@ -384,7 +392,20 @@ fn run(cmd: Command) -> Result<ExitCode, String> {
             reps,
             pipeline: Some(p),
             slowest,
+            ..
         } => bench_pipeline::run(&dir, &p, reps, slowest),
+        Command::Bench {
+            dir,
+            reps,
+            target: Some(t),
+            codegen,
+            slowest,
+            ..
+        } => {
+            let target = irc::target(&t).ok_or_else(|| format!("unknown target `{t}`"))?;
+            let options = target_options(target, &codegen)?;
+            bench_target::run(&dir, target.name(), options, reps, slowest)
+        }
         Command::Bench { dir, reps, .. } => bench::run(&dir, reps),
         Command::Ops { name, class } => ops::run(name.as_deref(), class.as_deref()),
     }
