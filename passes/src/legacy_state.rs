@@ -243,43 +243,50 @@ impl LegacyState {
 
     /// `(declaration, built-in, value)` of every specializable declaration of `m`.
     fn declarations(&self, m: &Module) -> Vec<(SsaDef, BuiltIn, Value)> {
-        m.declarations()
-            .filter(|&d| m.opcode(d) == OpCode::DclInputBuiltIn)
-            .filter_map(|d| {
-                let b = DclInputBuiltIn::of(m.op(d))
-                    .builtin()
-                    .and_then(BuiltIn::from_u64)?;
-                if !STATE_BUILTINS.contains(&b) {
-                    return None;
-                }
-                Some((d, b, self.value_of(b, m.ty(d))?))
-            })
+        state_declarations(m)
+            .into_iter()
+            .filter_map(|(d, b)| Some((d, b, self.value_of(b, m.ty(d))?)))
             .collect()
     }
 
     /// The value of built-in `b` declared with type `ty`, if `ty` is a known layout.
     fn value_of(&self, b: BuiltIn, ty: &Type) -> Option<Value> {
-        let members = ty.members();
-        let element = |i: usize| -> Option<Value> {
-            let data = self.members(b, i, members.len())?;
-            if data.len() != members.len() {
-                return None;
-            }
-            let values = members
-                .iter()
-                .zip(data)
-                .map(|(&bt, d)| typed(bt, d))
-                .collect::<Option<Vec<_>>>()?;
-            Some(Value::Composite(values))
-        };
-        let arrayed = matches!(b, BuiltIn::LegacySamplerState | BuiltIn::LegacyTextureStage);
         match ty.array_dims() {
-            [] if !arrayed => element(0),
-            &[n] if arrayed && n > 0 && n <= MAX_ELEMENTS => Some(Value::Composite(
-                (0..n as usize).map(element).collect::<Option<Vec<_>>>()?,
+            [] if !is_arrayed(b) => self.element_of(b, ty, 0),
+            &[n] if is_arrayed(b) && n > 0 && n <= MAX_ELEMENTS => Some(Value::Composite(
+                (0..u64::from(n))
+                    .map(|i| self.element_of(b, ty, i))
+                    .collect::<Option<Vec<_>>>()?,
             )),
             _ => None,
         }
+    }
+
+    /// Element `i` of the value of an arrayed built-in `b` declared with type `ty` (what
+    /// [`LegacyState::value_of`]'s composite holds at `i`), or the whole value of a
+    /// non-arrayed one for `i` = 0; `None` if `ty` is not a known layout or `i` is past the
+    /// end. The elements of one declaration all have the same layout, so an element exists
+    /// exactly when the whole value does and `i` is in range.
+    fn element_of(&self, b: BuiltIn, ty: &Type, i: u64) -> Option<Value> {
+        let count = match ty.array_dims() {
+            [] if !is_arrayed(b) && i == 0 => 1,
+            &[n] if is_arrayed(b) && n > 0 && n <= MAX_ELEMENTS => n,
+            _ => return None,
+        };
+        if i >= u64::from(count) {
+            return None;
+        }
+        let members = ty.members();
+        let data = self.members(b, i as usize, members.len())?;
+        if data.len() != members.len() {
+            return None;
+        }
+        let values = members
+            .iter()
+            .zip(data)
+            .map(|(&bt, d)| typed(bt, d))
+            .collect::<Option<Vec<_>>>()?;
+        Some(Value::Composite(values))
     }
 
     /// The member data of element `i` of built-in `b` for a struct of `count` members.
@@ -367,27 +374,85 @@ fn typed(bt: BasicType, d: Datum) -> Option<Value> {
     }
 }
 
+/// True for the built-ins declared as arrays (one element per sampler or texture stage).
+fn is_arrayed(b: BuiltIn) -> bool {
+    matches!(b, BuiltIn::LegacySamplerState | BuiltIn::LegacyTextureStage)
+}
+
+/// `(declaration, built-in)` of every legacy-state built-in input `m` declares.
+fn state_declarations(m: &Module) -> Vec<(SsaDef, BuiltIn)> {
+    m.declarations()
+        .filter(|&d| m.opcode(d) == OpCode::DclInputBuiltIn)
+        .filter_map(|d| {
+            let b = DclInputBuiltIn::of(m.op(d))
+                .builtin()
+                .and_then(BuiltIn::from_u64)?;
+            STATE_BUILTINS.contains(&b).then_some((d, b))
+        })
+        .collect()
+}
+
+/// The state value of one declaration, built as far as its loads read it: a load at a
+/// constant address of an arrayed built-in (`sampler_state[0].isNull`) needs only its element,
+/// so the other elements (16 samplers and 16 stages of several members each, a tenth of a
+/// small shader's whole pipeline when built every time) are not built.
+struct StateValue<'a> {
+    state: &'a LegacyState,
+    builtin: BuiltIn,
+    ty: Type,
+    whole: Option<Option<Value>>,
+}
+
+impl StateValue<'_> {
+    fn whole(&mut self) -> Option<&Value> {
+        let (state, b, ty) = (self.state, self.builtin, &self.ty);
+        self.whole
+            .get_or_insert_with(|| state.value_of(b, ty))
+            .as_ref()
+    }
+
+    /// The part at constant address `idx` (as `value_get` on the whole value).
+    fn part(&mut self, idx: &[u64], n: usize) -> Option<Value> {
+        match idx.split_first() {
+            Some((&i, rest)) if is_arrayed(self.builtin) && self.whole.is_none() => {
+                let element = self.state.element_of(self.builtin, &self.ty, i)?;
+                value_get(&element, rest, n)
+            }
+            _ => value_get(self.whole()?, idx, n),
+        }
+    }
+}
+
 /// Runs the pass; returns whether the module changed.
 pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
     let mut changed = false;
-    for (decl, _, value) in cx.legacy_state.declarations(m) {
+    for (decl, builtin) in state_declarations(m) {
         let mut loads: Vec<SsaDef> = m
             .uses(decl)
             .iter()
             .copied()
             .filter(|&u| m.opcode(u) == OpCode::InputLoad && Load::of(m.op(u)).base() == Some(decl))
             .collect();
+        if loads.is_empty() {
+            continue;
+        }
         loads.sort();
         loads.dedup();
+        let mut value = StateValue {
+            state: &cx.legacy_state,
+            builtin,
+            ty: m.ty(decl).clone(),
+            whole: None,
+        };
         for load in loads {
-            changed |= specialize(m, decl, load, &value);
+            changed |= specialize(m, decl, load, &mut value);
         }
     }
     Ok(changed)
 }
 
-/// Replaces one `InputLoad` of `decl` (whose whole value is `value`); returns whether it did.
-fn specialize(m: &mut Module, decl: SsaDef, load: SsaDef, value: &Value) -> bool {
+/// Replaces one `InputLoad` of `decl` (whose value is `value`); returns whether it did.
+fn specialize(m: &mut Module, decl: SsaDef, load: SsaDef, value: &mut StateValue<'_>) -> bool {
     let op = m.op(load).clone();
     let n = op.ty.as_basic().map_or(1, |b| b.vec_size() as usize);
     let address = op
@@ -407,7 +472,7 @@ fn specialize(m: &mut Module, decl: SsaDef, load: SsaDef, value: &Value) -> bool
     };
     match index {
         Some(idx) => {
-            let Some(part) = value_get(value, &idx, n) else {
+            let Some(part) = value.part(&idx, n) else {
                 return false;
             };
             let Some(c) = make_constant(m, &op.ty, &part) else {
@@ -421,7 +486,10 @@ fn specialize(m: &mut Module, decl: SsaDef, load: SsaDef, value: &Value) -> bool
                 return false;
             };
             let decl_ty = m.ty(decl).clone();
-            let Some(whole) = make_constant(m, &decl_ty, value) else {
+            let Some(whole) = value.whole().cloned() else {
+                return false;
+            };
+            let Some(whole) = make_constant(m, &decl_ty, &whole) else {
                 return false;
             };
             let flags = op.flags;

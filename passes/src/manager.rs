@@ -13,7 +13,7 @@
 use crate::caps::PassContext;
 use crate::registry::PassInfo;
 use crate::PassError;
-use irc_ir::{text, verifier, Module};
+use irc_ir::{text, verifier, Module, ModuleVersion};
 use std::time::{Duration, Instant};
 
 /// Which passes to print the module after.
@@ -75,6 +75,9 @@ pub struct PassManager {
     timings: Vec<Timing>,
     /// Text printed by `print_after`, in order.
     printed: String,
+    /// Per clean-up pass: the module version right after its last run in a clean-up loop
+    /// (see [`PassManager::settled_at`]).
+    settled: Vec<(&'static str, ModuleVersion)>,
 }
 
 impl PassManager {
@@ -84,7 +87,31 @@ impl PassManager {
             context: PassContext::default(),
             timings: Vec::new(),
             printed: String::new(),
+            settled: Vec::new(),
         }
+    }
+
+    /// The module version right after `pass`'s last run in a clean-up loop (or the skip of
+    /// that run). The clean-up passes are idempotent, so at that same version a run would
+    /// change nothing: a later clean-up loop (the optimizer's, the one after
+    /// `int-to-float`, …) skips it. Versions are unique to a module and never repeat, so a
+    /// version of another module or shader never matches.
+    pub fn settled_at(&self, pass: &str) -> Option<ModuleVersion> {
+        self.settled.iter().find(|s| s.0 == pass).map(|s| s.1)
+    }
+
+    /// Records that `pass` has seen the module at `version` and leaves it as it is.
+    pub fn note_settled(&mut self, pass: &'static str, version: ModuleVersion) {
+        match self.settled.iter_mut().find(|s| s.0 == pass) {
+            Some(s) => s.1 = version,
+            None => self.settled.push((pass, version)),
+        }
+    }
+
+    /// Forgets every [`PassManager::settled_at`] version (a pipeline starts: its context may
+    /// differ from the last one's).
+    pub fn forget_settled(&mut self) {
+        self.settled.clear();
     }
 
     /// Runs one pass; returns whether it changed the module.

@@ -102,8 +102,12 @@ pub fn cleanup(pm: &mut PassManager, m: &mut Module) -> Result<(), PassError> {
 /// The module's change log is on during the loop: a pass with a `settled` check
 /// ([`crate::registry::PassInfo`]) is not run again when the changes since its last run give
 /// it nothing to do (the check over-approximates its work, so the skip is a run that changes
-/// nothing), unless the module is to be printed after it. With verification on, each skipped
-/// pass also runs on a copy, which must come out unchanged.
+/// nothing), unless the module is to be printed after it. Across loops, a pass is not run at
+/// all when the module is still at the version its last run in a loop left
+/// ([`PassManager::settled_at`]; the passes are idempotent): a pipeline runs the clean-up loop
+/// several times (after legalization, in the optimizer, after `int-to-float`, after
+/// `vectorize`), often over a module that the passes between them left alone. With
+/// verification on, each skipped pass also runs on a copy, which must come out unchanged.
 pub fn fixpoint(
     pm: &mut PassManager,
     m: &mut Module,
@@ -130,16 +134,20 @@ fn fixpoint_rounds(
     for _ in 0..max_rounds {
         for (i, name) in passes.iter().enumerate() {
             let pass = find(name).ok_or_else(|| PassError::UnknownPass((*name).into()))?;
-            let skip = match (pass.settled, marks[i]) {
-                (Some(check), Some(mark)) if !pm.options.print_after.wants(name) => {
-                    m.changes_since(mark).is_some_and(|c| check(m, c))
-                }
-                _ => false,
-            };
+            let printed = pm.options.print_after.wants(name);
+            let skip = !printed
+                && (pm.settled_at(pass.name) == Some(m.version())
+                    || match (pass.settled, marks[i]) {
+                        (Some(check), Some(mark)) => {
+                            m.changes_since(mark).is_some_and(|c| check(m, c))
+                        }
+                        _ => false,
+                    });
             if skip && pm.options.verify {
                 check_skip(pm, m, pass)?;
             }
             let changed = !skip && pm.run(m, pass)?;
+            pm.note_settled(pass.name, m.version());
             marks[i] = m.change_mark();
             settled = if changed { 1 } else { settled + 1 };
             if settled == passes.len() {
@@ -246,6 +254,7 @@ impl PipelineKind {
 
 /// Runs pipeline `kind` with the capabilities already in `pm.context.caps`.
 pub fn run(pm: &mut PassManager, m: &mut Module, kind: PipelineKind) -> Result<(), PassError> {
+    pm.forget_settled();
     match kind {
         PipelineKind::Frontend => frontend(pm, m),
         PipelineKind::Legalize => legalize_ir(pm, m),
