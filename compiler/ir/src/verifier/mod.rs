@@ -108,9 +108,6 @@ struct Ctx<'m> {
     /// reference): the type rules skip them. A dense flag per id (every later check asks once
     /// per op; a hash look-up each was a tenth of the verifier).
     bad: Vec<bool>,
-    /// The `Function` of a module whose code is exactly one function, once the structure
-    /// checks found the module's opcode counts right (which [`Module::sole_function`] trusts).
-    sole_function: Option<SsaDef>,
 }
 
 impl<'m> Ctx<'m> {
@@ -151,15 +148,13 @@ fn verify_mode(m: &Module, legal: Option<&[crate::OpCode]>) -> Result<(), Verifi
         m,
         errors: Vec::new(),
         bad: vec![false; m.id_bound()],
-        sole_function: None,
     };
     operands::check(&mut cx);
     let counts_ok = structure::check(&mut cx);
-    if counts_ok {
-        cx.sole_function = m.sole_function().map(|(f, _)| f);
-    }
     types::check(&mut cx);
-    let sole = cx.sole_function.is_some();
+    // A module whose code is exactly one function, once the structure checks found the
+    // module's opcode counts right (which `Module::sole_function` trusts).
+    let sole = counts_ok && m.sole_function().is_some();
     for f in crate::analysis::functions(m) {
         // A sole function's body is all code but its `Function` and `FunctionEnd`: the module's
         // opcode counts answer without two walks of the body.

@@ -340,16 +340,14 @@ fn addressed(i: usize, k: Kind) -> (Kind, bool) {
 /// Runs the operand checks over every op.
 pub(super) fn check(cx: &mut Ctx<'_>) {
     let m = cx.m;
-    // Declarations, then code (`m.iter()`'s order), each list walked by its own links.
-    for d in m.declarations() {
-        check_op(cx, d);
-    }
-    for d in m.code() {
+    for d in m.iter() {
         check_op(cx, d);
     }
 }
 
-/// The operand checks of one op.
+/// The operand checks of one op (inlined: a call per op cost more than the checks of many
+/// ops).
+#[inline(always)]
 fn check_op(cx: &mut Ctx<'_>, d: SsaDef) {
     let m = cx.m;
     let op = m.op(d);

@@ -4,7 +4,6 @@
 //! one argument per parameter.
 
 use super::Ctx;
-use crate::analysis::function_of;
 use crate::opcode::OpCode;
 
 /// Returns true if the module's per-opcode counts agree with its ops (later checks may then
@@ -106,8 +105,19 @@ pub(super) fn check(cx: &mut Ctx<'_>) -> bool {
         cx.err(f, "function has no FunctionEnd");
     }
 
-    // Parameter loads and calls.
+    // Parameter loads and calls. The function around each op (`function_of`) is tracked along
+    // the walk: asking `function_of` walked back to the `Function` for every load, quadratic
+    // in a large function.
+    let mut function: Option<crate::SsaDef> = None;
     for d in m.code() {
+        let inside = match m.opcode(d) {
+            OpCode::Function => {
+                function = Some(d);
+                function
+            }
+            OpCode::FunctionEnd => function.take(),
+            _ => function,
+        };
         if cx.is_bad(d) {
             continue;
         }
@@ -118,7 +128,7 @@ pub(super) fn check(cx: &mut Ctx<'_>) -> bool {
                 let (Some(f), Some(p)) = (load.function(), load.param()) else {
                     continue;
                 };
-                if function_of(m, d) != Some(f) {
+                if inside != Some(f) {
                     cx.err(
                         d,
                         format!("ParamLoad names function {f}, but is not inside it"),

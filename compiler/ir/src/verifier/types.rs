@@ -18,18 +18,27 @@ mod memory;
 
 pub(super) fn check(cx: &mut Ctx<'_>) {
     let m = cx.m;
-    // Declarations, then code (`m.iter()`'s order), each list walked by its own links.
-    for d in m.declarations() {
-        check_op(cx, d);
-    }
-    for d in m.code() {
-        check_op(cx, d);
-    }
-}
-
-fn check_op(cx: &mut Ctx<'_>, d: SsaDef) {
-    if !cx.is_bad(d) {
-        Rules { cx, d }.check();
+    // The function around each op (`function_of`), tracked along the walk (see `Rules::function`).
+    let mut current: Option<SsaDef> = None;
+    for d in m.iter() {
+        let function = match m.opcode(d) {
+            OpCode::Function => {
+                current = Some(d);
+                current
+            }
+            OpCode::FunctionEnd => current.take(),
+            _ => current,
+        };
+        if cx.is_bad(d) {
+            continue;
+        }
+        Rules {
+            cx,
+            d,
+            op: m.op(d),
+            function,
+        }
+        .check();
     }
 }
 
@@ -84,6 +93,12 @@ pub(super) fn compat(a: &Type, b: &Type) -> bool {
 struct Rules<'a, 'm> {
     cx: &'a mut Ctx<'m>,
     d: SsaDef,
+    /// The op of `d`, looked up once.
+    op: &'m crate::op::Op,
+    /// `function_of(d)`: the nearest `Function` before `d` with no `FunctionEnd` in between
+    /// (`d` itself for a `Function`). Asking `function_of` for every `Return` walked back to the
+    /// `Function`, quadratic in a large function.
+    function: Option<SsaDef>,
 }
 
 /// Types are looked at in place (`&'m Type`, the module outlives the rules): a `Type` is two
@@ -94,15 +109,14 @@ impl<'m> Rules<'_, 'm> {
         self.cx.err(d, msg);
     }
     fn opcode(&self) -> OpCode {
-        self.cx.m.opcode(self.d)
+        self.op.opcode
     }
     fn result(&self) -> &'m Type {
-        let m: &'m Module = self.cx.m;
-        m.ty(self.d)
+        &self.op.ty
     }
     /// The operand def at `i` (None if null or absent).
     fn arg(&self, i: usize) -> Option<SsaDef> {
-        self.cx.m.op(self.d).operand_def(i)
+        self.op.operand_def(i)
     }
     /// The type of operand `i` (None if null).
     fn arg_ty(&self, i: usize) -> Option<&'m Type> {
@@ -110,7 +124,7 @@ impl<'m> Rules<'_, 'm> {
         self.arg(i).map(|a| m.ty(a))
     }
     fn nargs(&self) -> usize {
-        self.cx.m.op(self.d).first_literal()
+        self.op.first_literal()
     }
 
     fn want_void(&mut self) {
@@ -583,12 +597,7 @@ impl<'m> Rules<'_, 'm> {
 
     fn ret(&mut self) {
         let m = self.cx.m;
-        // In a module of one function every code op is in it: no walk back to find it.
-        let Some(f) = self
-            .cx
-            .sole_function
-            .or_else(|| crate::analysis::function_of(m, self.d))
-        else {
+        let Some(f) = self.function else {
             return;
         };
         let ft = m.ty(f);
