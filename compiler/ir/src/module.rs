@@ -264,6 +264,12 @@ impl Module {
                 .flatten()
         })
     }
+    /// The op after `d` in its own section (`None` at the end of the declarations, unlike
+    /// [`Module::next`]): for walks over code, one link read per op.
+    #[inline]
+    pub(crate) fn next_in_section(&self, d: SsaDef) -> Option<SsaDef> {
+        self.nodes[d].next
+    }
     /// The op before `d` in program order.
     #[inline]
     pub fn prev(&self, d: SsaDef) -> Option<SsaDef> {
@@ -522,15 +528,35 @@ impl Module {
         // A user listed once per operand has all of them replaced at its first entry; its
         // later entries find nothing left to replace (no search of the users done so far,
         // which was quadratic for a value with many users).
-        for u in users {
-            let mut first = true;
-            for i in 0..self.ops[u].operands.len() {
-                if self.ops[u].operands[i] == Operand::Ref(old) {
-                    if first {
-                        self.note(u);
-                        first = false;
+        for &u in users.iter() {
+            if self.ops[u].opcode.is_constant_like() {
+                // Keeps the uniqueness table up to date, operand by operand.
+                let mut first = true;
+                for i in 0..self.ops[u].operands.len() {
+                    if self.ops[u].operands[i] == Operand::Ref(old) {
+                        if first {
+                            self.note(u);
+                            first = false;
+                        }
+                        self.set_operand_untracked_old(u, i, new);
                     }
-                    self.set_operand_untracked_old(u, i, new);
+                }
+                continue;
+            }
+            // Any other user: its operands rewritten in one pass over the list, then one use
+            // entry per rewritten operand (the entries `set_operand_untracked_old` would push,
+            // all alike).
+            let mut replaced = 0;
+            for o in self.ops[u].operands.iter_mut() {
+                if *o == Operand::Ref(old) {
+                    *o = Operand::Ref(new);
+                    replaced += 1;
+                }
+            }
+            if replaced > 0 {
+                self.note(u);
+                for _ in 0..replaced {
+                    self.uses.push(new, u);
                 }
             }
         }
@@ -713,18 +739,22 @@ impl Module {
     }
 
     fn unlink(&mut self, d: SsaDef) {
-        let s = Section::of(self.ops[d].opcode);
-        let Node { prev, next, .. } = self.nodes[d];
+        // The section's list picked once (a field borrow disjoint from `nodes`): this runs for
+        // every removed or moved op.
+        let list = match Section::of(self.ops[d].opcode) {
+            Section::Declarations => &mut self.decls,
+            Section::Code => &mut self.code,
+        };
+        let Node { prev, next, .. } = std::mem::take(&mut self.nodes[d]);
         match prev {
             Some(p) => self.nodes[p].next = next,
-            None => self.list(s).first = next.into(),
+            None => list.first = next.into(),
         }
         match next {
             Some(n) => self.nodes[n].prev = prev,
-            None => self.list(s).last = prev.into(),
+            None => list.last = prev.into(),
         }
-        self.list(s).len -= 1;
-        self.nodes[d] = Node::default();
+        list.len -= 1;
     }
 
     fn renumber(&mut self, s: Section) {

@@ -13,23 +13,76 @@ use super::cfg::{Block, Cfg};
 use crate::entities::SsaDef;
 use crate::module::Module;
 use cranelift_entity::packed_option::PackedOption;
-use cranelift_entity::{EntityRef, SecondaryMap};
+use cranelift_entity::EntityRef;
 use petgraph::algo::dominators::simple_fast;
-use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::{GraphBase, GraphRef, IntoNeighbors, VisitMap, Visitable};
+
+/// What the tree knows of one block.
+#[derive(Clone, Copy, Debug, Default)]
+struct Node {
+    idom: PackedOption<Block>,
+    reachable: bool,
+    pre: u32,
+    post: u32,
+}
 
 /// Dominator tree of one function.
 #[derive(Clone, Debug, Default)]
 pub struct DomTree {
-    idom: SecondaryMap<Block, PackedOption<Block>>,
+    /// Per block (one allocation for the four per-block facts).
+    nodes: Vec<Node>,
     /// The children of every block, block after block, each block's in block order (one list
     /// for the tree instead of one allocation per parent).
     children: Vec<Block>,
     /// Where each block's children start in `children` (one more entry than blocks).
     child_start: Vec<u32>,
-    reachable: SecondaryMap<Block, bool>,
-    pre: SecondaryMap<Block, u32>,
-    post: SecondaryMap<Block, u32>,
     rpo: Vec<Block>,
+}
+
+/// The CFG as petgraph sees it: nodes are the blocks, neighbors their successors. Giving
+/// `simple_fast` the CFG itself spares building a `DiGraph` copy of it (two allocations and a
+/// push per node and edge) for every tree computed.
+#[derive(Clone, Copy)]
+struct CfgGraph<'a>(&'a Cfg);
+
+impl GraphBase for CfgGraph<'_> {
+    type EdgeId = ();
+    type NodeId = Block;
+}
+
+impl GraphRef for CfgGraph<'_> {}
+
+impl<'a> IntoNeighbors for CfgGraph<'a> {
+    type Neighbors = std::iter::Copied<std::slice::Iter<'a, Block>>;
+    fn neighbors(self, b: Block) -> Self::Neighbors {
+        self.0.succs(b).iter().copied()
+    }
+}
+
+/// The visited blocks of a walk, one flag per block.
+struct Seen(Vec<bool>);
+
+impl VisitMap<Block> for Seen {
+    fn visit(&mut self, b: Block) -> bool {
+        !std::mem::replace(&mut self.0[b.index()], true)
+    }
+    fn is_visited(&self, b: &Block) -> bool {
+        self.0[b.index()]
+    }
+    fn unvisit(&mut self, b: Block) -> bool {
+        std::mem::replace(&mut self.0[b.index()], false)
+    }
+}
+
+impl Visitable for CfgGraph<'_> {
+    type Map = Seen;
+    fn visit_map(&self) -> Seen {
+        Seen(vec![false; self.0.len()])
+    }
+    fn reset_map(&self, map: &mut Seen) {
+        map.0.clear();
+        map.0.resize(self.0.len(), false);
+    }
 }
 
 impl DomTree {
@@ -38,37 +91,26 @@ impl DomTree {
         let mut t = DomTree::default();
         let Some(entry) = cfg.entry() else { return t };
         let n = cfg.len();
-        t.idom.resize(n);
-        t.reachable.resize(n);
-        t.pre.resize(n);
-        t.post.resize(n);
+        t.nodes = vec![Node::default(); n];
         t.child_start = vec![0; n + 1];
         if n == 1 {
             // Straight-line code (most shaders): the entry alone, no graph to build.
-            t.reachable[entry] = true;
-            t.pre[entry] = 0;
-            t.post[entry] = 1;
+            t.nodes[0] = Node {
+                idom: None.into(),
+                reachable: true,
+                pre: 0,
+                post: 1,
+            };
             t.rpo.push(entry);
             return t;
         }
-        let mut g: DiGraph<(), (), u32> = DiGraph::with_capacity(cfg.len(), cfg.len() * 2);
-        for _ in cfg.blocks() {
-            g.add_node(());
-        }
+        let doms = simple_fast(CfgGraph(cfg), entry);
         for b in cfg.blocks() {
-            for &s in cfg.succs(b) {
-                g.add_edge(NodeIndex::new(b.index()), NodeIndex::new(s.index()), ());
-            }
-        }
-        let doms = simple_fast(&g, NodeIndex::new(entry.index()));
-        for b in cfg.blocks() {
-            let node = NodeIndex::new(b.index());
             if b == entry {
-                t.reachable[b] = true;
-            } else if let Some(i) = doms.immediate_dominator(node) {
-                let i = Block::new(i.index());
-                t.reachable[b] = true;
-                t.idom[b] = i.into();
+                t.nodes[b.index()].reachable = true;
+            } else if let Some(i) = doms.immediate_dominator(b) {
+                t.nodes[b.index()].reachable = true;
+                t.nodes[b.index()].idom = i.into();
                 t.child_start[i.index() + 1] += 1;
             }
         }
@@ -80,39 +122,46 @@ impl DomTree {
         let mut next: Vec<u32> = t.child_start[..n].to_vec();
         t.children = vec![entry; t.child_start[n] as usize];
         for b in cfg.blocks() {
-            if let Some(i) = t.idom[b].expand() {
+            if let Some(i) = t.nodes[b.index()].idom.expand() {
                 t.children[next[i.index()] as usize] = b;
                 next[i.index()] += 1;
             }
         }
         // Pre/post numbering of the tree, and a reverse post-order of the CFG.
         let mut counter = 0u32;
-        let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
-        t.pre[entry] = counter;
+        let mut stack: Vec<(Block, usize)> = Vec::with_capacity(n);
+        stack.push((entry, 0));
+        t.nodes[entry.index()].pre = counter;
         counter += 1;
         while let Some(&mut (b, ref mut i)) = stack.last_mut() {
             if let Some(&c) = t.children(b).get(*i) {
                 *i += 1;
-                t.pre[c] = counter;
+                t.nodes[c.index()].pre = counter;
                 counter += 1;
                 stack.push((c, 0));
             } else {
-                t.post[b] = counter;
+                t.nodes[b.index()].post = counter;
                 counter += 1;
                 stack.pop();
             }
         }
-        t.rpo = reverse_post_order(cfg, entry);
+        t.rpo = reverse_post_order(cfg, entry, stack);
         t
+    }
+
+    /// The facts of `b` (the defaults for a block outside the tree's CFG).
+    #[inline]
+    fn node(&self, b: Block) -> Node {
+        self.nodes.get(b.index()).copied().unwrap_or_default()
     }
 
     /// True if `b` is reachable from the entry block.
     pub fn is_reachable(&self, b: Block) -> bool {
-        self.reachable[b]
+        self.node(b).reachable
     }
     /// The immediate dominator of `b` (`None` for the entry and unreachable blocks).
     pub fn idom(&self, b: Block) -> Option<Block> {
-        self.idom[b].expand()
+        self.node(b).idom.expand()
     }
     /// The blocks `b` immediately dominates.
     pub fn children(&self, b: Block) -> &[Block] {
@@ -124,10 +173,12 @@ impl DomTree {
     }
     /// True if `a` dominates `b` (reflexive). See the module docs for unreachable blocks.
     pub fn dominates(&self, a: Block, b: Block) -> bool {
-        if a == b || !self.reachable[b] {
+        let nb = self.node(b);
+        if a == b || !nb.reachable {
             return true;
         }
-        self.reachable[a] && self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
+        let na = self.node(a);
+        na.reachable && na.pre <= nb.pre && nb.post <= na.post
     }
     /// True if `a` strictly dominates `b`.
     pub fn strictly_dominates(&self, a: Block, b: Block) -> bool {
@@ -150,16 +201,18 @@ impl DomTree {
     }
 }
 
-fn reverse_post_order(cfg: &Cfg, entry: Block) -> Vec<Block> {
-    let mut seen: SecondaryMap<Block, bool> = SecondaryMap::new();
+/// The reachable blocks in reverse post-order; `stack` is an empty buffer to reuse.
+fn reverse_post_order(cfg: &Cfg, entry: Block, mut stack: Vec<(Block, usize)>) -> Vec<Block> {
+    let mut seen = vec![false; cfg.len()];
     let mut post = Vec::with_capacity(cfg.len());
-    let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
-    seen[entry] = true;
+    stack.clear();
+    stack.push((entry, 0));
+    seen[entry.index()] = true;
     while let Some(&mut (b, ref mut i)) = stack.last_mut() {
         if let Some(&s) = cfg.succs(b).get(*i) {
             *i += 1;
-            if !seen[s] {
-                seen[s] = true;
+            if !seen[s.index()] {
+                seen[s.index()] = true;
                 stack.push((s, 0));
             }
         } else {

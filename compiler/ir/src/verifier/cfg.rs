@@ -40,7 +40,7 @@ pub(super) fn check_function(cx: &mut Ctx<'_>, f: FunctionRange) {
         }
         check_label(cx, &cfg, label);
         if let Some(t) = cfg.block(b).terminator {
-            if !cx.bad.contains(&t) {
+            if !cx.is_bad(t) {
                 for target in branch_targets(m, t) {
                     match cfg.block_of_label(target) {
                         None => cx.err(
@@ -67,12 +67,12 @@ pub(super) fn check_function(cx: &mut Ctx<'_>, f: FunctionRange) {
                 if seen_non_phi {
                     cx.err(d, "Phi after a non-Phi op of its block");
                 }
-                if !cx.bad.contains(&d) {
+                if !cx.is_bad(d) {
                     check_phi(cx, &cfg, &dom, b, d);
                 }
             } else {
                 seen_non_phi = true;
-                if !cx.bad.contains(&d) {
+                if !cx.is_bad(d) {
                     check_dominance(cx, &cfg, &dom, d);
                 }
             }
@@ -82,7 +82,7 @@ pub(super) fn check_function(cx: &mut Ctx<'_>, f: FunctionRange) {
 
 fn check_label(cx: &mut Ctx<'_>, cfg: &Cfg, label: SsaDef) {
     let m = cx.m;
-    if cx.bad.contains(&label) {
+    if cx.is_bad(label) {
         return;
     }
     let op = m.op(label);

@@ -230,7 +230,7 @@ pub fn removed_by_legalize(op: OpCode) -> Option<&'static str> {
 pub(super) fn check(cx: &mut Ctx<'_>, native: &[OpCode]) {
     let m = cx.m;
     for d in m.iter() {
-        if cx.bad.contains(&d) {
+        if cx.is_bad(d) {
             continue;
         }
         let opcode = m.opcode(d);

@@ -341,105 +341,119 @@ fn addressed(i: usize, k: Kind) -> (Kind, bool) {
 pub(super) fn check(cx: &mut Ctx<'_>) {
     let m = cx.m;
     for d in m.iter() {
-        let op = m.op(d);
-        let n = op.operands.len();
-        if op.opcode == OpCode::Unknown {
-            cx.err(d, "invalid opcode Unknown");
-            cx.bad.insert(d);
+        check_op(cx, d);
+    }
+}
+
+/// The operand checks of one op (inlined: a call per op cost more than the checks of many
+/// ops).
+#[inline(always)]
+fn check_op(cx: &mut Ctx<'_>, d: SsaDef) {
+    let m = cx.m;
+    let op = m.op(d);
+    let n = op.operands.len();
+    if op.opcode == OpCode::Unknown {
+        cx.err(d, "invalid opcode Unknown");
+        cx.mark_bad(d);
+        return;
+    }
+    if !op.opcode.accepts_operand_count(n) {
+        let info = op.opcode.info();
+        let max = if info.max_operands == crate::opcode::MANY {
+            "any".to_string()
+        } else {
+            info.max_operands.to_string()
+        };
+        cx.err(
+            d,
+            format!(
+                "{} has {n} operands, expected {}..{max}{}",
+                op.opcode,
+                info.min_operands,
+                if matches!(op.opcode, OpCode::Switch | OpCode::Phi) {
+                    " (even)"
+                } else {
+                    ""
+                }
+            ),
+        );
+        cx.mark_bad(d);
+        return;
+    }
+    // `Op::is_consistent`, with the first literal index computed once for both loops.
+    let fl = op.first_literal();
+    let consistent = op
+        .operands
+        .iter()
+        .enumerate()
+        .all(|(i, o)| (i >= fl) == o.is_literal());
+    if !consistent {
+        let at = op
+            .operands
+            .iter()
+            .enumerate()
+            .find(|(i, o)| (*i >= fl) != o.is_literal());
+        if let Some((i, o)) = at {
+            let what = if o.is_literal() {
+                "a literal"
+            } else {
+                "a reference"
+            };
+            let want = if i >= fl { "a literal" } else { "a reference" };
+            cx.err(
+                d,
+                format!("operand {i} of {} is {what}, expected {want}", op.opcode),
+            );
+        }
+        cx.mark_bad(d);
+        return;
+    }
+    let mut ok = true;
+    for (i, operand) in op.operands[..fl].iter().enumerate() {
+        let (kind, nullable) = expected(op.opcode, i, n);
+        let t = match *operand {
+            Operand::Ref(t) => t,
+            Operand::Null if nullable => continue,
+            _ => {
+                cx.err(d, format!("operand {i} of {} must not be null", op.opcode));
+                ok = false;
+                continue;
+            }
+        };
+        if !m.is_live(t) {
+            cx.err(
+                d,
+                format!("operand {i} references {t}, which does not exist"),
+            );
+            ok = false;
             continue;
         }
-        if !op.opcode.accepts_operand_count(n) {
-            let info = op.opcode.info();
-            let max = if info.max_operands == crate::opcode::MANY {
-                "any".to_string()
-            } else {
-                info.max_operands.to_string()
-            };
+        if t == d {
+            cx.err(d, format!("operand {i} references the op itself"));
+            ok = false;
+            continue;
+        }
+        if !op.opcode.allows_forward_ref(i) && !m.precedes(t, d) {
+            cx.err(
+                d,
+                format!("operand {i} references {t}, which is defined later"),
+            );
+            ok = false;
+        }
+        if !kind.accepts(m, t) {
             cx.err(
                 d,
                 format!(
-                    "{} has {n} operands, expected {}..{max}{}",
+                    "operand {i} of {} must be {}, found {t} ({})",
                     op.opcode,
-                    info.min_operands,
-                    if matches!(op.opcode, OpCode::Switch | OpCode::Phi) {
-                        " (even)"
-                    } else {
-                        ""
-                    }
+                    kind.describe(),
+                    m.opcode(t)
                 ),
             );
-            cx.bad.insert(d);
-            continue;
+            ok = false;
         }
-        if !op.is_consistent() {
-            let fl = op.first_literal();
-            let at = op
-                .operands
-                .iter()
-                .enumerate()
-                .find(|(i, o)| (*i >= fl) != o.is_literal());
-            if let Some((i, o)) = at {
-                let what = if o.is_literal() {
-                    "a literal"
-                } else {
-                    "a reference"
-                };
-                let want = if i >= fl { "a literal" } else { "a reference" };
-                cx.err(
-                    d,
-                    format!("operand {i} of {} is {what}, expected {want}", op.opcode),
-                );
-            }
-            cx.bad.insert(d);
-            continue;
-        }
-        let mut ok = true;
-        for (i, operand) in op.operands.iter().enumerate().take(op.first_literal()) {
-            let (kind, nullable) = expected(op.opcode, i, n);
-            let t = match *operand {
-                Operand::Ref(t) => t,
-                Operand::Null if nullable => continue,
-                _ => {
-                    cx.err(d, format!("operand {i} of {} must not be null", op.opcode));
-                    ok = false;
-                    continue;
-                }
-            };
-            if !m.is_live(t) {
-                cx.err(
-                    d,
-                    format!("operand {i} references {t}, which does not exist"),
-                );
-                ok = false;
-                continue;
-            }
-            if t == d {
-                cx.err(d, format!("operand {i} references the op itself"));
-                ok = false;
-                continue;
-            }
-            if !op.opcode.allows_forward_ref(i) && !m.precedes(t, d) {
-                cx.err(
-                    d,
-                    format!("operand {i} references {t}, which is defined later"),
-                );
-                ok = false;
-            }
-            if !kind.accepts(m, t) {
-                cx.err(
-                    d,
-                    format!(
-                        "operand {i} of {} must be {}, found {t} ({})",
-                        op.opcode,
-                        kind.describe(),
-                        m.opcode(t)
-                    ),
-                );
-                ok = false;
-            }
-        }
-        if !ok {
-            cx.bad.insert(d);
-        }
+    }
+    if !ok {
+        cx.mark_bad(d);
     }
 }

@@ -28,7 +28,7 @@ pub(super) fn check_function(cx: &mut Ctx<'_>, f: FunctionRange) {
             cx.err(d, format!("{opcode} in a function without Labels"));
             continue;
         }
-        if !opcode.is_scoped() || cx.bad.contains(&d) {
+        if !opcode.is_scoped() || cx.is_bad(d) {
             continue;
         }
         // The construct op named (the openers' own end reference is checked at the end).

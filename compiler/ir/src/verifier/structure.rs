@@ -4,14 +4,22 @@
 //! one argument per parameter.
 
 use super::Ctx;
-use crate::analysis::function_of;
 use crate::opcode::OpCode;
 
-pub(super) fn check(cx: &mut Ctx<'_>) {
+/// Returns true if the module's per-opcode counts agree with its ops (later checks may then
+/// answer presence questions from the counts).
+pub(super) fn check(cx: &mut Ctx<'_>) -> bool {
     let m = cx.m;
     // Declarations first: the module keeps two sections, so this holds by construction; check
-    // anyway in case a future storage change breaks it.
+    // anyway in case a future storage change breaks it. The same two walks count the ops per
+    // opcode (declarations then code is `m.iter()`'s order) and find the entry points.
+    let mut walked = vec![0usize; crate::opcode::OPCODE_VALUE_BOUND];
+    let mut entry_points: Vec<crate::SsaDef> = Vec::new();
     for d in m.declarations() {
+        walked[usize::from(m.opcode(d).value())] += 1;
+        if m.opcode(d) == OpCode::EntryPoint {
+            entry_points.push(d);
+        }
         if !m.opcode(d).is_declarative() {
             cx.err(
                 d,
@@ -23,19 +31,18 @@ pub(super) fn check(cx: &mut Ctx<'_>) {
         }
     }
     for d in m.code() {
+        walked[usize::from(m.opcode(d).value())] += 1;
         if m.opcode(d).is_declarative() {
             cx.err(d, format!("declaration {} placed after code", m.opcode(d)));
         }
     }
     // The module's per-opcode counts (presence queries that let passes skip walks) must
     // agree with the ops; they are kept by every mutation, so this too holds by construction.
-    let mut walked = vec![0usize; crate::opcode::OPCODE_VALUE_BOUND];
-    for d in m.iter() {
-        walked[usize::from(m.opcode(d).value())] += 1;
-    }
+    let mut counts_ok = true;
     for &op in OpCode::ALL {
         let n = walked[usize::from(op.value())];
         if m.count_of(op) != n {
+            counts_ok = false;
             cx.err(
                 None,
                 format!("module counts {} {op} ops, but holds {n}", m.count_of(op)),
@@ -43,10 +50,6 @@ pub(super) fn check(cx: &mut Ctx<'_>) {
         }
     }
 
-    let entry_points: Vec<_> = m
-        .declarations()
-        .filter(|&d| m.opcode(d) == OpCode::EntryPoint)
-        .collect();
     match entry_points.len() {
         0 => cx.err(None, "module has no EntryPoint"),
         1 => {
@@ -102,9 +105,20 @@ pub(super) fn check(cx: &mut Ctx<'_>) {
         cx.err(f, "function has no FunctionEnd");
     }
 
-    // Parameter loads and calls.
+    // Parameter loads and calls. The function around each op (`function_of`) is tracked along
+    // the walk: asking `function_of` walked back to the `Function` for every load, quadratic
+    // in a large function.
+    let mut function: Option<crate::SsaDef> = None;
     for d in m.code() {
-        if cx.bad.contains(&d) {
+        let inside = match m.opcode(d) {
+            OpCode::Function => {
+                function = Some(d);
+                function
+            }
+            OpCode::FunctionEnd => function.take(),
+            _ => function,
+        };
+        if cx.is_bad(d) {
             continue;
         }
         let op = m.op(d);
@@ -114,7 +128,7 @@ pub(super) fn check(cx: &mut Ctx<'_>) {
                 let (Some(f), Some(p)) = (load.function(), load.param()) else {
                     continue;
                 };
-                if function_of(m, d) != Some(f) {
+                if inside != Some(f) {
                     cx.err(
                         d,
                         format!("ParamLoad names function {f}, but is not inside it"),
@@ -137,4 +151,5 @@ pub(super) fn check(cx: &mut Ctx<'_>) {
             _ => {}
         }
     }
+    counts_ok
 }

@@ -9,6 +9,7 @@
 use super::Ctx;
 use crate::entities::SsaDef;
 use crate::format::slots;
+use crate::module::Module;
 use crate::opcode::OpCode;
 use crate::types::{BasicType, ScalarType, Type};
 
@@ -17,12 +18,27 @@ mod memory;
 
 pub(super) fn check(cx: &mut Ctx<'_>) {
     let m = cx.m;
+    // The function around each op (`function_of`), tracked along the walk (see `Rules::function`).
+    let mut current: Option<SsaDef> = None;
     for d in m.iter() {
-        if cx.bad.contains(&d) {
+        let function = match m.opcode(d) {
+            OpCode::Function => {
+                current = Some(d);
+                current
+            }
+            OpCode::FunctionEnd => current.take(),
+            _ => current,
+        };
+        if cx.is_bad(d) {
             continue;
         }
-        let mut r = Rules { cx, d };
-        r.check();
+        Rules {
+            cx,
+            d,
+            op: m.op(d),
+            function,
+        }
+        .check();
     }
 }
 
@@ -60,6 +76,11 @@ fn basic_compat(a: BasicType, b: BasicType) -> bool {
 
 /// Equal up to Unknown scalars.
 pub(super) fn compat(a: &Type, b: &Type) -> bool {
+    // Scalars and vectors (nearly every check): one member each, no arrays, so the general
+    // test below comes down to `basic_compat` of the members.
+    if let (Some(x), Some(y)) = (a.as_basic(), b.as_basic()) {
+        return basic_compat(x, y);
+    }
     a == b
         || (a.array_dims() == b.array_dims()
             && a.members().len() == b.members().len()
@@ -72,29 +93,38 @@ pub(super) fn compat(a: &Type, b: &Type) -> bool {
 struct Rules<'a, 'm> {
     cx: &'a mut Ctx<'m>,
     d: SsaDef,
+    /// The op of `d`, looked up once.
+    op: &'m crate::op::Op,
+    /// `function_of(d)`: the nearest `Function` before `d` with no `FunctionEnd` in between
+    /// (`d` itself for a `Function`). Asking `function_of` for every `Return` walked back to the
+    /// `Function`, quadratic in a large function.
+    function: Option<SsaDef>,
 }
 
-impl Rules<'_, '_> {
+/// Types are looked at in place (`&'m Type`, the module outlives the rules): a `Type` is two
+/// small vectors, and cloning one per look-up was most of the cost of the type rules.
+impl<'m> Rules<'_, 'm> {
     fn err(&mut self, msg: String) {
         let d = self.d;
         self.cx.err(d, msg);
     }
     fn opcode(&self) -> OpCode {
-        self.cx.m.opcode(self.d)
+        self.op.opcode
     }
-    fn result(&self) -> Type {
-        self.cx.m.ty(self.d).clone()
+    fn result(&self) -> &'m Type {
+        &self.op.ty
     }
     /// The operand def at `i` (None if null or absent).
     fn arg(&self, i: usize) -> Option<SsaDef> {
-        self.cx.m.op(self.d).operand_def(i)
+        self.op.operand_def(i)
     }
     /// The type of operand `i` (None if null).
-    fn arg_ty(&self, i: usize) -> Option<Type> {
-        self.arg(i).map(|a| self.cx.m.ty(a).clone())
+    fn arg_ty(&self, i: usize) -> Option<&'m Type> {
+        let m: &'m Module = self.cx.m;
+        self.arg(i).map(|a| m.ty(a))
     }
     fn nargs(&self) -> usize {
-        self.cx.m.op(self.d).first_literal()
+        self.op.first_literal()
     }
 
     fn want_void(&mut self) {
@@ -110,7 +140,7 @@ impl Rules<'_, '_> {
     }
     fn want_result(&mut self, f: fn(ScalarType) -> bool, what: &str) {
         let t = self.result();
-        if !basic_like(&t, f) {
+        if !basic_like(t, f) {
             self.err(format!(
                 "{} must have {what} scalar or vector type, found {t}",
                 self.opcode()
@@ -119,7 +149,7 @@ impl Rules<'_, '_> {
     }
     fn want_result_is(&mut self, want: &Type) {
         let t = self.result();
-        if !compat(&t, want) {
+        if !compat(t, want) {
             self.err(format!(
                 "{} must have type {want}, found {t}",
                 self.opcode()
@@ -128,7 +158,7 @@ impl Rules<'_, '_> {
     }
     fn want_arg(&mut self, i: usize, f: fn(ScalarType) -> bool, what: &str) {
         if let Some(t) = self.arg_ty(i) {
-            if !basic_like(&t, f) {
+            if !basic_like(t, f) {
                 self.err(format!(
                     "operand {i} of {} must be {what}, found {t}",
                     self.opcode()
@@ -138,7 +168,7 @@ impl Rules<'_, '_> {
     }
     fn want_arg_is(&mut self, i: usize, want: &Type, why: &str) {
         if let Some(t) = self.arg_ty(i) {
-            if !compat(&t, want) {
+            if !compat(t, want) {
                 self.err(format!(
                     "operand {i} of {} has type {t}, expected {want}{why}",
                     self.opcode()
@@ -164,7 +194,7 @@ impl Rules<'_, '_> {
         }
         let mut seen: Vec<u64> = Vec::new();
         for i in (2..self.nargs()).step_by(2) {
-            self.want_arg_is(i, &sel_ty, " (the selector type)");
+            self.want_arg_is(i, sel_ty, " (the selector type)");
             let Some(c) = self.arg(i) else { continue };
             let case = crate::format::Constant::try_of(self.cx.m.op(c));
             let Some(v) = case.and_then(|k| k.scalar(0)) else {
@@ -190,7 +220,7 @@ impl Rules<'_, '_> {
         self.want_result(f, what);
         let t = self.result();
         for i in ops {
-            self.want_arg_is(i, &t, " (the result type)");
+            self.want_arg_is(i, t, " (the result type)");
         }
     }
     /// Comparison: operands of class `f` with equal types, result bool of their vector size.
@@ -202,7 +232,7 @@ impl Rules<'_, '_> {
             return;
         };
         if n == 2 {
-            self.want_arg_is(slots::Arith.b, &a, " (the type of operand 0)");
+            self.want_arg_is(slots::Arith.b, a, " (the type of operand 0)");
         }
         if let Some(b) = a.as_basic() {
             self.want_result_is(&vector_or_scalar(ScalarType::Bool, b.vec_size()));
@@ -215,7 +245,7 @@ impl Rules<'_, '_> {
             return;
         };
         self.want_arg(slots::Dot.a, float, "a float vector");
-        self.want_arg_is(slots::Dot.b, &a, " (the type of operand 0)");
+        self.want_arg_is(slots::Dot.b, a, " (the type of operand 0)");
         if let Some(b) = a.as_basic() {
             let s = Type::scalar(b.scalar_type());
             self.want_result_is(&s);
@@ -303,16 +333,14 @@ impl Rules<'_, '_> {
                 let Some(f) = self.arg(slots::FunctionCall.callee) else {
                     return;
                 };
-                let ft = m.ty(f).clone();
+                let ft = m.ty(f);
                 // The SM3 front-end types calls whose result is unused as void.
                 if !self.result().is_void() {
-                    self.want_result_is(&ft);
+                    self.want_result_is(ft);
                 }
-                let params: Vec<SsaDef> = m.op(f).ref_defs().collect();
-                for (i, p) in params.into_iter().enumerate() {
+                for (i, p) in m.op(f).ref_defs().enumerate() {
                     if i + 1 < self.nargs() {
-                        let pt = m.ty(p).clone();
-                        self.want_arg_is(i + 1, &pt, " (the parameter type)");
+                        self.want_arg_is(i + 1, m.ty(p), " (the parameter type)");
                     }
                 }
             }
@@ -331,7 +359,7 @@ impl Rules<'_, '_> {
                 self.want_non_void();
                 let t = self.result();
                 for i in (1..self.nargs()).step_by(2) {
-                    self.want_arg_is(i, &t, " (the phi type)");
+                    self.want_arg_is(i, t, " (the phi type)");
                 }
             }
             O::ScopedIf => {
@@ -366,10 +394,10 @@ impl Rules<'_, '_> {
                 self.want_result(int, "an integer");
                 // Min-precision front-end code converts minf16x2 values.
                 let ok = self.arg_ty(slots::Arith.a).is_some_and(|t| {
-                    basic_like(&t, float) && t.as_basic().is_some_and(|b| b.vec_size() == 2)
+                    basic_like(t, float) && t.as_basic().is_some_and(|b| b.vec_size() == 2)
                 });
                 if !ok {
-                    let t = self.arg_ty(slots::Arith.a).unwrap_or_default();
+                    let t = self.arg_ty(slots::Arith.a).cloned().unwrap_or_default();
                     self.err(format!(
                         "operand 0 of ConvertF32toPackedF16 must be a float x2 vector, found {t}"
                     ));
@@ -389,8 +417,7 @@ impl Rules<'_, '_> {
             }
             O::ParamLoad => {
                 if let Some(p) = self.arg(slots::ParamLoad.param) {
-                    let pt = m.ty(p).clone();
-                    self.want_result_is(&pt);
+                    self.want_result_is(m.ty(p));
                 }
             }
             O::TmpLoad => self.tmp(false),
@@ -478,8 +505,8 @@ impl Rules<'_, '_> {
                 self.want_non_void();
                 self.want_arg(slots::Select.cond, boolean, "a bool");
                 let t = self.result();
-                self.want_arg_is(slots::Select.if_true, &t, " (the result type)");
-                self.want_arg_is(slots::Select.if_false, &t, " (the result type)");
+                self.want_arg_is(slots::Select.if_true, t, " (the result type)");
+                self.want_arg_is(slots::Select.if_false, t, " (the result type)");
             }
             O::FAbs
             | O::FNeg
@@ -547,7 +574,7 @@ impl Rules<'_, '_> {
                 self.want_result(int, "an integer");
                 self.want_arg(slots::Arith.a, int, "an integer");
                 if let Some(a) = self.arg_ty(slots::Arith.a) {
-                    self.want_arg_is(slots::Arith.b, &a, " (the type of operand 0)");
+                    self.want_arg_is(slots::Arith.b, a, " (the type of operand 0)");
                 }
             }
             O::MinValue | O::MaxValue => self.want_result(numeric, "a numeric"),
@@ -570,13 +597,13 @@ impl Rules<'_, '_> {
 
     fn ret(&mut self) {
         let m = self.cx.m;
-        let Some(f) = crate::analysis::function_of(m, self.d) else {
+        let Some(f) = self.function else {
             return;
         };
-        let ft = m.ty(f).clone();
+        let ft = m.ty(f);
         match self.arg_ty(slots::Return.value) {
             Some(v) => {
-                if !compat(&v, &ft) {
+                if !compat(v, ft) {
                     self.err(format!(
                         "Return value has type {v}, the function returns {ft}"
                     ));
@@ -591,7 +618,7 @@ impl Rules<'_, '_> {
             }
         }
         let t = self.result();
-        if !t.is_void() && !compat(&t, &ft) {
+        if !t.is_void() && !compat(t, ft) {
             self.err(format!("Return has type {t}, the function returns {ft}"));
         }
     }
@@ -602,7 +629,7 @@ impl Rules<'_, '_> {
             return;
         };
         let size = |t: &Type| t.as_basic().map(|b| b.byte_size());
-        if let (Some(sa), Some(sr)) = (size(&a), size(&r)) {
+        if let (Some(sa), Some(sr)) = (size(a), size(r)) {
             if sa != 0 && sr != 0 && sa != sr {
                 self.err(format!("Cast from {a} to {r} changes the bit size"));
             }
@@ -614,12 +641,12 @@ impl Rules<'_, '_> {
         let Some(v) = self.arg(slots::TmpStore.var) else {
             return;
         };
-        let vt = m.ty(v).clone();
+        let vt = m.ty(v);
         if store {
             self.want_void();
-            self.want_arg_is(slots::TmpStore.value, &vt, " (the temporary's type)");
-        } else if !widened_tmp_load(&vt, &self.result()) {
-            self.want_result_is(&vt);
+            self.want_arg_is(slots::TmpStore.value, vt, " (the temporary's type)");
+        } else if !widened_tmp_load(vt, self.result()) {
+            self.want_result_is(vt);
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::format::{CompositeConstruct, Constant, DescriptorLoad};
 use crate::module::Module;
 use crate::opcode::OpCode;
 use crate::types::Type;
+use std::borrow::Cow;
 
 /// The value of address component `k`, if it is a constant.
 fn component(m: &Module, addr: SsaDef, k: usize) -> Option<u64> {
@@ -30,14 +31,15 @@ fn component(m: &Module, addr: SsaDef, k: usize) -> Option<u64> {
 }
 
 /// The type `addr` reaches in `base`: `Ok(None)` if it cannot be known statically (a dynamic
-/// struct index), `Err` with a message if the address is malformed.
-pub(super) fn addressed_type(
+/// struct index), `Err` with a message if the address is malformed. Borrowed when the address
+/// is null (the whole object: no copy of its type).
+pub(super) fn addressed_type<'t>(
     m: &Module,
-    base: &Type,
+    base: &'t Type,
     addr: Option<SsaDef>,
-) -> Result<Option<Type>, String> {
+) -> Result<Option<Cow<'t, Type>>, String> {
     let Some(addr) = addr else {
-        return Ok(Some(base.clone()));
+        return Ok(Some(Cow::Borrowed(base)));
     };
     let at = m.ty(addr);
     let Some(b) = at.as_basic() else {
@@ -50,7 +52,7 @@ pub(super) fn addressed_type(
             "address {addr} has type {at}, expected an integer scalar or vector"
         ));
     }
-    let mut t = base.clone();
+    let mut t = Cow::Borrowed(base);
     for k in 0..b.vec_size() as usize {
         let v = component(m, addr, k);
         let next = if t.is_array() {
@@ -66,7 +68,7 @@ pub(super) fn addressed_type(
             None
         };
         match next {
-            Some(n) => t = n,
+            Some(n) => t = Cow::Owned(n),
             None => {
                 return Err(format!(
                     "address {addr} component {k} does not index into {t} (base type {base})"

@@ -8,7 +8,7 @@ use crate::format::slots;
 use crate::opcode::OpCode;
 use crate::types::{ScalarType, Type};
 
-impl Rules<'_, '_> {
+impl<'m> Rules<'_, 'm> {
     pub(super) fn want_descriptor(&mut self, i: usize) {
         if let Some(t) = self.arg_ty(i) {
             if !t
@@ -47,8 +47,7 @@ impl Rules<'_, '_> {
         let Some(base) = self.arg(slots::Load.base) else {
             return;
         };
-        let base_ty = m.ty(base).clone();
-        self.access(&base_ty, value, false);
+        self.access(m.ty(base), value, false);
     }
 
     pub(super) fn buffer_access(&mut self, value: Option<usize>) {
@@ -59,10 +58,11 @@ impl Rules<'_, '_> {
         else {
             return;
         };
-        let base_ty = self.cx.m.ty(decl).clone();
+        let m: &'m crate::Module = self.cx.m;
+        let base_ty = m.ty(decl);
         // Typed buffers are indexed by element and return vec4s; only arrays are checked.
         if base_ty.is_array() {
-            self.access(&base_ty, value, true);
+            self.access(base_ty, value, true);
         }
     }
 
@@ -82,9 +82,13 @@ impl Rules<'_, '_> {
             None => (self.result(), "result"),
         };
         let sparse = m.op(self.d).flags.contains(OpFlags::SPARSE_FEEDBACK);
+        let data_ty;
         let actual = if sparse && value.is_none() {
             match actual.members() {
-                [_, data] if actual.array_dims().is_empty() => Type::basic(*data),
+                [_, data] if actual.array_dims().is_empty() => {
+                    data_ty = Type::basic(*data);
+                    &data_ty
+                }
                 _ => {
                     return self.err(format!(
                         "sparse-feedback {} must return {{u32, value}}",
@@ -95,7 +99,7 @@ impl Rules<'_, '_> {
         } else {
             actual
         };
-        if compat(&actual, &target) {
+        if compat(actual, &target) {
             return;
         }
         // A widened TmpLoad (see `widened_tmp_load`) really holds its temporary's type.
@@ -131,13 +135,13 @@ impl Rules<'_, '_> {
         ) else {
             return;
         };
-        let target = match addressed_type(m, &c, Some(addr)) {
+        let target = match addressed_type(m, c, Some(addr)) {
             Ok(Some(t)) => t,
             Ok(None) => return,
             Err(e) => return self.err(e),
         };
         if insert {
-            self.want_result_is(&c);
+            self.want_result_is(c);
             self.want_arg_is(
                 slots::CompositeInsert.value,
                 &target,
@@ -151,26 +155,36 @@ impl Rules<'_, '_> {
     pub(super) fn composite_construct(&mut self) {
         let t = self.result();
         let n = self.nargs();
-        let members: Vec<Type> = if let Some(elem) = t.element_type() {
-            let count = t.array_dims().last().copied().unwrap_or(0) as usize;
-            vec![elem; count]
+        // The member types, made one at a time (no list of them).
+        let elem = t.element_type();
+        let count = if elem.is_some() {
+            t.array_dims().last().copied().unwrap_or(0) as usize
         } else if t.is_struct() {
-            t.members().iter().map(|&b| Type::basic(b)).collect()
+            t.members().len()
         } else if let Some(b) = t.as_basic().filter(|b| b.is_vector()) {
-            vec![Type::scalar(b.scalar_type()); b.vec_size() as usize]
+            b.vec_size() as usize
         } else {
             return self.err(format!(
                 "CompositeConstruct must build a vector, struct or array, not {t}"
             ));
         };
-        if members.len() != n {
+        if count != n {
             return self.err(format!(
-                "CompositeConstruct of {t} needs {} members, found {n}",
-                members.len()
+                "CompositeConstruct of {t} needs {count} members, found {n}"
             ));
         }
-        for (i, mt) in members.iter().enumerate() {
-            self.want_arg_is(i, mt, " (the member type)");
+        for i in 0..count {
+            match &elem {
+                Some(e) => self.want_arg_is(i, e, " (the member type)"),
+                None => {
+                    let mt = if t.is_struct() {
+                        Type::basic(t.members()[i])
+                    } else {
+                        Type::scalar(t.members()[0].scalar_type())
+                    };
+                    self.want_arg_is(i, &mt, " (the member type)");
+                }
+            }
         }
     }
 }
