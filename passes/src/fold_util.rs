@@ -60,8 +60,46 @@ pub fn const_value(m: &Module, d: SsaDef) -> Option<Value> {
     if op.opcode != OpCode::Constant {
         return None;
     }
+    if let Some(b) = op.ty.as_basic() {
+        // `constant_value`'s scalar and vector case, decoded straight from the literals.
+        let t = b.scalar_type();
+        let c: SmallVec<[Scalar; 4]> = op.literals().map(|l| constant_scalar(t, l)).collect();
+        return (c.len() == usize::from(b.vec_size())).then(|| Value::from_components(c));
+    }
     let lits: SmallVec<[u64; 4]> = op.literals().collect();
     constant_value(&op.ty, &lits)
+}
+
+/// `const_components(m, d, wanted).is_some_and(|c| c.iter().all(|&s| pred(s)))` without
+/// collecting the components: each literal is decoded and tested in turn, and the count is
+/// checked at the end (the rules of `simplify` test most constant operands this way).
+pub fn const_all(
+    m: &Module,
+    d: SsaDef,
+    wanted: impl Fn(ScalarType) -> bool,
+    pred: impl Fn(Scalar) -> bool,
+) -> bool {
+    let Some(op) = m.get(d) else {
+        return false;
+    };
+    if op.opcode != OpCode::Constant {
+        return false;
+    }
+    let Some(b) = op.ty.as_basic() else {
+        return false;
+    };
+    let t = b.scalar_type();
+    if !wanted(t) {
+        return false;
+    }
+    let mut n = 0;
+    for l in op.literals() {
+        if !pred(constant_scalar(t, l)) {
+            return false;
+        }
+        n += 1;
+    }
+    n == usize::from(b.vec_size())
 }
 
 /// The components of `d` if it is a scalar or vector `Constant` whose scalar type satisfies
