@@ -41,7 +41,7 @@ use crate::types_util::{
 };
 use crate::PassError;
 use irc_ir::format::{access, slots, Arith, DescriptorLoad};
-use irc_ir::{EntityRef, Module, Op, OpCode, ScalarType, SsaDef};
+use irc_ir::{EntityRef, Module, Op, OpCode, ScalarType, SsaDef, Type};
 
 const NONE: u32 = u32::MAX;
 
@@ -115,14 +115,26 @@ fn is_store(op: OpCode) -> bool {
 /// Operand positions of a value node that carry its (shared) type.
 fn value_operands(op: &Op) -> impl Iterator<Item = usize> + '_ {
     let n = op.first_literal();
-    (0..n).filter(move |&i| match op.opcode {
+    (0..n).filter(move |&i| is_value_operand(op.opcode, i))
+}
+
+/// Whether operand `i` of an `opcode` op is one of its [`value_operands`].
+fn is_value_operand(opcode: OpCode, i: usize) -> bool {
+    match opcode {
         OpCode::Phi => i % 2 == 1,
         OpCode::Select => i >= 1,
         OpCode::CompositeConstruct | OpCode::ConsumeAs => true,
         OpCode::CompositeExtract => i == 0,
         OpCode::CompositeInsert => i == 0 || i == 2,
         _ => false,
-    })
+    }
+}
+
+/// The opcode and type of an op that is being rewritten (what `rewrite_value` reads of the
+/// original once its copy is edited).
+struct OpHead {
+    opcode: OpCode,
+    ty: Type,
 }
 
 /// The declaration a load, store or atomic accesses.
@@ -437,18 +449,31 @@ impl State {
         t: ScalarType,
         retyped: &mut Vec<SsaDef>,
     ) -> Result<(), PassError> {
-        let op = m.op(d).clone();
-        let mut new = op.clone();
-        new.ty = subst(&op.ty, t);
-        for i in value_operands(&op) {
-            let Some(a) = op.operand_def(i) else { continue };
+        // One copy of the op, edited in place: what is read of the original (its type, its
+        // opcode, the operand a `ConsumeAs` converts) is taken before any edit.
+        let mut new = m.op(d).clone();
+        let opcode = new.opcode;
+        let old_ty = std::mem::replace(&mut new.ty, Type::void());
+        new.ty = subst(&old_ty, t);
+        let consumed = if opcode == OpCode::ConsumeAs {
+            Arith::of(&new).a()
+        } else {
+            None
+        };
+        for i in 0..new.first_literal() {
+            if !is_value_operand(opcode, i) {
+                continue;
+            }
+            let Some(a) = new.operand_def(i) else {
+                continue;
+            };
             if m.opcode(a).is_constant_like() && has_unknown(m.ty(a)) {
                 new.operands[i] = typed_constant(m, a, t).into();
             }
         }
+        let op = OpHead { opcode, ty: old_ty };
         if op.opcode == OpCode::ConsumeAs {
-            if let Some(s) = Arith::of(&op)
-                .a()
+            if let Some(s) = consumed
                 .filter(|&a| !has_unknown(m.ty(a)))
                 .and_then(|a| m.ty(a).as_basic())
             {
