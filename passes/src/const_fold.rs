@@ -156,15 +156,15 @@ fn has_constant_operands(m: &Module, d: SsaDef) -> bool {
     match op.opcode {
         OpCode::Phi => return phi_constant(m, d).is_some(),
         OpCode::CheckSparseAccess | OpCode::Constant | OpCode::Undef => return false,
-        o if o.is_declarative() || o.has_effect() || o.reads_state() || o.is_terminator() => {
-            return false
-        }
         _ => {}
     }
-    op.has_result()
-        && op
-            .refs()
-            .all(|(_, a)| a.is_some_and(|a| m.opcode(a) == OpCode::Constant))
+    // The operands first: most ops have a non-constant one, which settles it at one look-up
+    // (the opcode tests are all pure, so their order does not matter).
+    let o = op.opcode;
+    op.refs()
+        .all(|(_, a)| a.is_some_and(|a| m.opcode(a) == OpCode::Constant))
+        && op.has_result()
+        && !(o.is_declarative() || o.has_effect() || o.reads_state() || o.is_terminator())
 }
 
 /// True if a run would change nothing after `changes`, the last run having left the module
