@@ -89,6 +89,9 @@ struct State {
     ty: Vec<ScalarType>,
     /// Stores whose value or resource is involved: (store op, resource node).
     stores: Vec<(SsaDef, u32)>,
+    /// The stores and atomics of the module in program order, gathered by `collect`'s walk so
+    /// that `link` visits them without walking the code again.
+    memory_ops: Vec<SsaDef>,
 }
 
 fn is_resource_decl(op: OpCode) -> bool {
@@ -166,6 +169,7 @@ impl State {
             res: Vec::with_capacity(nodes),
             ty: Vec::with_capacity(nodes),
             stores: Vec::new(),
+            memory_ops: Vec::new(),
         }
     }
 
@@ -213,6 +217,10 @@ impl State {
     fn collect(&mut self, m: &Module) -> Result<(), PassError> {
         for d in m.iter() {
             let op = m.op(d);
+            if is_store(op.opcode) || matches!(op.opcode, OpCode::LdsAtomic | OpCode::BufferAtomic)
+            {
+                self.memory_ops.push(d);
+            }
             if !has_unknown(&op.ty) {
                 continue;
             }
@@ -304,7 +312,8 @@ impl State {
             }
         }
         // Stores and atomics.
-        for d in m.code() {
+        let memory_ops = std::mem::take(&mut self.memory_ops);
+        for &d in &memory_ops {
             let op = m.op(d);
             if is_store(op.opcode) {
                 let Some(r) = resource_of(m, d) else { continue };
