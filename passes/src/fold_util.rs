@@ -7,7 +7,6 @@ use irc_arith::eval::constant_literals;
 use irc_arith::value::{constant_scalar, constant_value, effective};
 use irc_arith::{Scalar, Value};
 use irc_ir::{EntityRef, Module, Op, OpCode, OpFlags, Operand, ScalarType, SsaDef, Type};
-use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 /// A LIFO worklist of ops with an "already queued" mark, so each op is queued at most once at a
@@ -231,29 +230,34 @@ pub fn remove_dead(m: &mut Module, defs: impl IntoIterator<Item = SsaDef>) {
     }
 }
 
-/// The `SetFpMode` default flags of each float type.
-#[derive(Debug, Default)]
-pub struct FpDefaults(FxHashMap<ScalarType, OpFlags>);
+/// The `SetFpMode` default flags of each float type, by the type's wire value (a `u8`): a
+/// table look-up per op rather than a hash (the rules of `simplify` ask for most float ops).
+#[derive(Debug)]
+pub struct FpDefaults([OpFlags; 256]);
+
+impl Default for FpDefaults {
+    fn default() -> FpDefaults {
+        FpDefaults([OpFlags::NONE; 256])
+    }
+}
 
 impl FpDefaults {
     pub fn of(m: &Module) -> FpDefaults {
-        let mut map = FxHashMap::default();
+        let mut table = FpDefaults::default();
         for d in m.declarations() {
             let op = m.op(d);
             if op.opcode == OpCode::SetFpMode {
                 if let Some(t) = op.ty.as_scalar() {
-                    *map.entry(t).or_insert(OpFlags::NONE) |= op.flags;
+                    table.0[usize::from(t as u8)] |= op.flags;
                 }
             }
         }
-        FpDefaults(map)
+        table
     }
     /// The op's own flags plus the defaults for its result type (additive, spec `SetFpMode`).
     pub fn flags(&self, op: &Op) -> OpFlags {
         let t = op.ty.members().first().map(|b| b.scalar_type());
-        op.flags
-            | t.and_then(|t| self.0.get(&t).copied())
-                .unwrap_or(OpFlags::NONE)
+        op.flags | t.map_or(OpFlags::NONE, |t| self.0[usize::from(t as u8)])
     }
 }
 
