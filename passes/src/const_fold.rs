@@ -35,9 +35,10 @@ use crate::fold_util::{
     const_value, make_constant, remove_unused_constants, replace_value, Worklist,
 };
 use crate::PassError;
-use irc_arith::Value;
-use irc_ir::format::Load;
-use irc_ir::{Changes, Module, OpCode, SsaDef};
+use irc_arith::value::{bit_width, constant_scalar, mask};
+use irc_arith::{Scalar, Value};
+use irc_ir::format::{slots, Load};
+use irc_ir::{Changes, Module, Op, OpCode, SsaDef};
 use smallvec::SmallVec;
 
 /// Runs the pass; returns whether the module changed.
@@ -79,17 +80,72 @@ pub fn fold_op(
     if op.opcode == OpCode::Phi {
         return phi_constant(m, d);
     }
+    if op.opcode == OpCode::CompositeExtract {
+        if let Some(v) = extracted_lanes(m, op) {
+            let ty = op.ty.clone();
+            return make_constant(m, &ty, &v);
+        }
+    }
     let mut args: SmallVec<[Value; 4]> = SmallVec::new();
     for (_, a) in op.refs() {
         args.push(const_value(m, a?)?);
     }
     // Only `ConstantLoad` reads the type of its base.
     let base = Load::try_of(op).and_then(|l| l.base());
-    let operand0_ty = base.map_or(op.ty.clone(), |a| m.ty(a).clone());
+    let operand0_ty = base.map_or(&op.ty, |a| m.ty(a));
     let modes = modes.get_or_insert_with(|| irc_arith::FpModes::of_module(m));
-    let v = irc_arith::eval::fold_in(op, &args, &operand0_ty, modes)?;
+    let v = irc_arith::eval::fold_in(op, &args, operand0_ty, modes)?;
     let ty = op.ty.clone();
     make_constant(m, &ty, &v)
+}
+
+/// The value `fold_in` gives a `CompositeExtract` of a scalar or vector `Constant` at a
+/// constant scalar index, computed from the literals it reads alone (no decoding of the whole
+/// composite, no address or argument vectors): the components `k .. k + n` of the composite,
+/// decoded as [`const_value`] decodes them. `None` when that is not the case or the generic
+/// evaluation might not succeed; the caller then takes the generic path, which decides.
+/// (Swizzles of constant registers make these most of the folds of D3D9 shaders.)
+fn extracted_lanes(m: &Module, op: &Op) -> Option<Value> {
+    let s = slots::CompositeExtract;
+    if op.operands.len() != 2 || op.first_literal() != 2 {
+        return None;
+    }
+    let c = m.op(op.operand_def(s.composite)?);
+    let a = m.op(op.operand_def(s.address)?);
+    if c.opcode != OpCode::Constant || a.opcode != OpCode::Constant {
+        return None;
+    }
+    let (bc, ba) = (c.ty.as_basic()?, a.ty.as_basic()?);
+    let nc = usize::from(bc.vec_size());
+    if ba.vec_size() != 1 || c.literals().count() != nc {
+        return None;
+    }
+    let mut lits = a.literals();
+    let (Some(lit), None) = (lits.next(), lits.next()) else {
+        return None;
+    };
+    let idx = constant_scalar(ba.scalar_type(), lit);
+    let k = usize::try_from(idx.bits() & mask(bit_width(idx.ty()))).ok()?;
+    let len = op.ty.as_basic().map_or(1, |b| usize::from(b.vec_size()));
+    let t = bc.scalar_type();
+    if nc == 1 {
+        // A one-component constant decodes to a scalar, which only index 0 reads.
+        if k != 0 || len > 1 {
+            return None;
+        }
+        return Some(Value::Scalar(constant_scalar(t, c.literals().next()?)));
+    }
+    let n = len.max(1);
+    if k.checked_add(n)? > nc {
+        return None;
+    }
+    let comps: SmallVec<[Scalar; 4]> = c
+        .literals()
+        .skip(k)
+        .take(n)
+        .map(|l| constant_scalar(t, l))
+        .collect();
+    Some(Value::from_components(comps))
 }
 
 /// True if [`fold_op`] evaluates `d`: a code op that may fold whose operands are all
@@ -100,15 +156,15 @@ fn has_constant_operands(m: &Module, d: SsaDef) -> bool {
     match op.opcode {
         OpCode::Phi => return phi_constant(m, d).is_some(),
         OpCode::CheckSparseAccess | OpCode::Constant | OpCode::Undef => return false,
-        o if o.is_declarative() || o.has_effect() || o.reads_state() || o.is_terminator() => {
-            return false
-        }
         _ => {}
     }
-    op.has_result()
-        && op
-            .refs()
-            .all(|(_, a)| a.is_some_and(|a| m.opcode(a) == OpCode::Constant))
+    // The operands first: most ops have a non-constant one, which settles it at one look-up
+    // (the opcode tests are all pure, so their order does not matter).
+    let o = op.opcode;
+    op.refs()
+        .all(|(_, a)| a.is_some_and(|a| m.opcode(a) == OpCode::Constant))
+        && op.has_result()
+        && !(o.is_declarative() || o.has_effect() || o.reads_state() || o.is_terminator())
 }
 
 /// True if a run would change nothing after `changes`, the last run having left the module

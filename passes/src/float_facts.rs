@@ -22,8 +22,7 @@
 //! loop is known when it is read; a value not computed yet (a phi's back edge) is unknown.
 
 use irc_ir::format::{Arith, Clamp, CompositeConstruct, CompositeExtract, Constant, Dot, Select};
-use irc_ir::{Module, OpCode, ScalarType, SsaDef};
-use rustc_hash::FxHashMap;
+use irc_ir::{EntityRef, Module, OpCode, ScalarType, SsaDef};
 use smallvec::SmallVec;
 
 /// Magnitude up to which an interval counts as finite on every target (fp16 max is 65504).
@@ -123,31 +122,39 @@ impl Fact {
 /// Facts per value: one [`Fact`] per component (scalars have one).
 pub type Facts = SmallVec<[Fact; 4]>;
 
-/// The facts of every float value of `m` (values not in the map are unknown).
+/// The facts of every float value of `m` (values without facts are unknown).
+///
+/// Stored densely: `slots[id]` is the start and count of the value's facts in `data` (count 0:
+/// unknown), so a query is two indexed loads rather than a hash lookup, and recording a value's
+/// facts copies its lanes once (the analysis visits every op of the module).
 #[derive(Default, Debug)]
 pub struct FloatFacts {
-    map: FxHashMap<SsaDef, Facts>,
+    slots: Vec<(u32, u32)>,
+    data: Vec<Fact>,
 }
 
 impl FloatFacts {
     /// Component `i` of `d` (unknown if nothing is known).
+    #[inline]
     pub fn get(&self, d: SsaDef, i: usize) -> Fact {
-        self.map
-            .get(&d)
-            .and_then(|f| f.get(i).copied())
-            .unwrap_or(Fact::TOP)
+        match self.slots.get(d.index()) {
+            Some(&(start, n)) if i < n as usize => self.data[start as usize + i],
+            _ => Fact::TOP,
+        }
     }
 }
 
 /// Computes the facts of every float value of `m`.
 pub fn analyze(m: &Module) -> FloatFacts {
-    // Sized once for every op (at most one entry each) rather than grown step by step.
     let mut facts = FloatFacts {
-        map: FxHashMap::with_capacity_and_hasher(m.len(), Default::default()),
+        slots: vec![(0, 0); m.id_bound()],
+        data: Vec::with_capacity(m.len()),
     };
     for d in m.iter() {
         if let Some(f) = transfer(m, &facts, d) {
-            facts.map.insert(d, f);
+            let start = facts.data.len() as u32;
+            facts.data.extend_from_slice(&f);
+            facts.slots[d.index()] = (start, f.len() as u32);
         }
     }
     facts
@@ -193,21 +200,14 @@ fn transfer(m: &Module, facts: &FloatFacts, d: SsaDef) -> Option<Facts> {
         return None;
     }
     let op = m.op(d);
-    let lanes = |v: Option<SsaDef>| -> Facts {
-        match v {
-            Some(v) => (0..n).map(|i| facts.get(v, i)).collect(),
-            None => (0..n).map(|_| Fact::TOP).collect(),
-        }
-    };
+    // Lane `i` of operand `v` (unknown for a missing operand). The transfer functions read
+    // the operand lanes in place and build only the result.
+    let get = |v: Option<SsaDef>, i: usize| v.map_or(Fact::TOP, |v| facts.get(v, i));
     let map1 = |v: Option<SsaDef>, f: &dyn Fn(Fact) -> Fact| -> Facts {
-        lanes(v).into_iter().map(f).collect()
+        (0..n).map(|i| f(get(v, i))).collect()
     };
     let map2 = |a: Option<SsaDef>, b: Option<SsaDef>, f: &dyn Fn(Fact, Fact) -> Fact| -> Facts {
-        lanes(a)
-            .into_iter()
-            .zip(lanes(b))
-            .map(|(x, y)| f(x, y))
-            .collect()
+        (0..n).map(|i| f(get(a, i), get(b, i))).collect()
     };
     let ar = Arith::of(op);
     Some(match op.opcode {
@@ -258,8 +258,10 @@ fn transfer(m: &Module, facts: &FloatFacts, d: SsaDef) -> Option<Facts> {
         OpCode::FMax => map2(ar.a(), ar.b(), &fmax),
         OpCode::FClamp => {
             let c = Clamp::of(op);
-            let (x, lo, hi) = (lanes(c.a()), lanes(c.lo()), lanes(c.hi()));
-            (0..n).map(|i| fmin(fmax(x[i], lo[i]), hi[i])).collect()
+            let (x, lo, hi) = (c.a(), c.lo(), c.hi());
+            (0..n)
+                .map(|i| fmin(fmax(get(x, i), get(lo, i)), get(hi, i)))
+                .collect()
         }
         OpCode::FAdd => map2(ar.a(), ar.b(), &add),
         OpCode::FSub => map2(ar.a(), ar.b(), &|x, y| {
@@ -274,8 +276,10 @@ fn transfer(m: &Module, facts: &FloatFacts, d: SsaDef) -> Option<Facts> {
         }),
         OpCode::FMul | OpCode::FMulLegacy => map2(ar.a(), ar.b(), &mul),
         OpCode::FMad | OpCode::FMadLegacy => {
-            let (x, y, z) = (lanes(ar.a()), lanes(ar.b()), lanes(ar.c()));
-            (0..n).map(|i| add(mul(x[i], y[i]), z[i])).collect()
+            let (x, y, z) = (ar.a(), ar.b(), ar.c());
+            (0..n)
+                .map(|i| add(mul(get(x, i), get(y, i)), get(z, i)))
+                .collect()
         }
         OpCode::FDot | OpCode::FDotLegacy | OpCode::FDotAdd | OpCode::FDotAddLegacy => {
             let dot = Dot::of(op);

@@ -7,7 +7,6 @@ use irc_arith::eval::constant_literals;
 use irc_arith::value::{constant_scalar, constant_value, effective};
 use irc_arith::{Scalar, Value};
 use irc_ir::{EntityRef, Module, Op, OpCode, OpFlags, Operand, ScalarType, SsaDef, Type};
-use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 /// A LIFO worklist of ops with an "already queued" mark, so each op is queued at most once at a
@@ -60,8 +59,46 @@ pub fn const_value(m: &Module, d: SsaDef) -> Option<Value> {
     if op.opcode != OpCode::Constant {
         return None;
     }
+    if let Some(b) = op.ty.as_basic() {
+        // `constant_value`'s scalar and vector case, decoded straight from the literals.
+        let t = b.scalar_type();
+        let c: SmallVec<[Scalar; 4]> = op.literals().map(|l| constant_scalar(t, l)).collect();
+        return (c.len() == usize::from(b.vec_size())).then(|| Value::from_components(c));
+    }
     let lits: SmallVec<[u64; 4]> = op.literals().collect();
     constant_value(&op.ty, &lits)
+}
+
+/// `const_components(m, d, wanted).is_some_and(|c| c.iter().all(|&s| pred(s)))` without
+/// collecting the components: each literal is decoded and tested in turn, and the count is
+/// checked at the end (the rules of `simplify` test most constant operands this way).
+pub fn const_all(
+    m: &Module,
+    d: SsaDef,
+    wanted: impl Fn(ScalarType) -> bool,
+    pred: impl Fn(Scalar) -> bool,
+) -> bool {
+    let Some(op) = m.get(d) else {
+        return false;
+    };
+    if op.opcode != OpCode::Constant {
+        return false;
+    }
+    let Some(b) = op.ty.as_basic() else {
+        return false;
+    };
+    let t = b.scalar_type();
+    if !wanted(t) {
+        return false;
+    }
+    let mut n = 0;
+    for l in op.literals() {
+        if !pred(constant_scalar(t, l)) {
+            return false;
+        }
+        n += 1;
+    }
+    n == usize::from(b.vec_size())
 }
 
 /// The components of `d` if it is a scalar or vector `Constant` whose scalar type satisfies
@@ -193,29 +230,34 @@ pub fn remove_dead(m: &mut Module, defs: impl IntoIterator<Item = SsaDef>) {
     }
 }
 
-/// The `SetFpMode` default flags of each float type.
-#[derive(Debug, Default)]
-pub struct FpDefaults(FxHashMap<ScalarType, OpFlags>);
+/// The `SetFpMode` default flags of each float type, by the type's wire value (a `u8`): a
+/// table look-up per op rather than a hash (the rules of `simplify` ask for most float ops).
+#[derive(Debug)]
+pub struct FpDefaults([OpFlags; 256]);
+
+impl Default for FpDefaults {
+    fn default() -> FpDefaults {
+        FpDefaults([OpFlags::NONE; 256])
+    }
+}
 
 impl FpDefaults {
     pub fn of(m: &Module) -> FpDefaults {
-        let mut map = FxHashMap::default();
+        let mut table = FpDefaults::default();
         for d in m.declarations() {
             let op = m.op(d);
             if op.opcode == OpCode::SetFpMode {
                 if let Some(t) = op.ty.as_scalar() {
-                    *map.entry(t).or_insert(OpFlags::NONE) |= op.flags;
+                    table.0[usize::from(t as u8)] |= op.flags;
                 }
             }
         }
-        FpDefaults(map)
+        table
     }
     /// The op's own flags plus the defaults for its result type (additive, spec `SetFpMode`).
     pub fn flags(&self, op: &Op) -> OpFlags {
         let t = op.ty.members().first().map(|b| b.scalar_type());
-        op.flags
-            | t.and_then(|t| self.0.get(&t).copied())
-                .unwrap_or(OpFlags::NONE)
+        op.flags | t.map_or(OpFlags::NONE, |t| self.0[usize::from(t as u8)])
     }
 }
 

@@ -41,7 +41,7 @@ use crate::types_util::{
 };
 use crate::PassError;
 use irc_ir::format::{access, slots, Arith, DescriptorLoad};
-use irc_ir::{EntityRef, Module, Op, OpCode, ScalarType, SsaDef};
+use irc_ir::{EntityRef, Module, Op, OpCode, ScalarType, SsaDef, Type};
 
 const NONE: u32 = u32::MAX;
 
@@ -89,6 +89,9 @@ struct State {
     ty: Vec<ScalarType>,
     /// Stores whose value or resource is involved: (store op, resource node).
     stores: Vec<(SsaDef, u32)>,
+    /// The stores and atomics of the module in program order, gathered by `collect`'s walk so
+    /// that `link` visits them without walking the code again.
+    memory_ops: Vec<SsaDef>,
 }
 
 fn is_resource_decl(op: OpCode) -> bool {
@@ -115,14 +118,26 @@ fn is_store(op: OpCode) -> bool {
 /// Operand positions of a value node that carry its (shared) type.
 fn value_operands(op: &Op) -> impl Iterator<Item = usize> + '_ {
     let n = op.first_literal();
-    (0..n).filter(move |&i| match op.opcode {
+    (0..n).filter(move |&i| is_value_operand(op.opcode, i))
+}
+
+/// Whether operand `i` of an `opcode` op is one of its [`value_operands`].
+fn is_value_operand(opcode: OpCode, i: usize) -> bool {
+    match opcode {
         OpCode::Phi => i % 2 == 1,
         OpCode::Select => i >= 1,
         OpCode::CompositeConstruct | OpCode::ConsumeAs => true,
         OpCode::CompositeExtract => i == 0,
         OpCode::CompositeInsert => i == 0 || i == 2,
         _ => false,
-    })
+    }
+}
+
+/// The opcode and type of an op that is being rewritten (what `rewrite_value` reads of the
+/// original once its copy is edited).
+struct OpHead {
+    opcode: OpCode,
+    ty: Type,
 }
 
 /// The declaration a load, store or atomic accesses.
@@ -154,6 +169,7 @@ impl State {
             res: Vec::with_capacity(nodes),
             ty: Vec::with_capacity(nodes),
             stores: Vec::new(),
+            memory_ops: Vec::new(),
         }
     }
 
@@ -201,6 +217,10 @@ impl State {
     fn collect(&mut self, m: &Module) -> Result<(), PassError> {
         for d in m.iter() {
             let op = m.op(d);
+            if is_store(op.opcode) || matches!(op.opcode, OpCode::LdsAtomic | OpCode::BufferAtomic)
+            {
+                self.memory_ops.push(d);
+            }
             if !has_unknown(&op.ty) {
                 continue;
             }
@@ -292,7 +312,8 @@ impl State {
             }
         }
         // Stores and atomics.
-        for d in m.code() {
+        let memory_ops = std::mem::take(&mut self.memory_ops);
+        for &d in &memory_ops {
             let op = m.op(d);
             if is_store(op.opcode) {
                 let Some(r) = resource_of(m, d) else { continue };
@@ -437,18 +458,31 @@ impl State {
         t: ScalarType,
         retyped: &mut Vec<SsaDef>,
     ) -> Result<(), PassError> {
-        let op = m.op(d).clone();
-        let mut new = op.clone();
-        new.ty = subst(&op.ty, t);
-        for i in value_operands(&op) {
-            let Some(a) = op.operand_def(i) else { continue };
+        // One copy of the op, edited in place: what is read of the original (its type, its
+        // opcode, the operand a `ConsumeAs` converts) is taken before any edit.
+        let mut new = m.op(d).clone();
+        let opcode = new.opcode;
+        let old_ty = std::mem::replace(&mut new.ty, Type::void());
+        new.ty = subst(&old_ty, t);
+        let consumed = if opcode == OpCode::ConsumeAs {
+            Arith::of(&new).a()
+        } else {
+            None
+        };
+        for i in 0..new.first_literal() {
+            if !is_value_operand(opcode, i) {
+                continue;
+            }
+            let Some(a) = new.operand_def(i) else {
+                continue;
+            };
             if m.opcode(a).is_constant_like() && has_unknown(m.ty(a)) {
                 new.operands[i] = typed_constant(m, a, t).into();
             }
         }
+        let op = OpHead { opcode, ty: old_ty };
         if op.opcode == OpCode::ConsumeAs {
-            if let Some(s) = Arith::of(&op)
-                .a()
+            if let Some(s) = consumed
                 .filter(|&a| !has_unknown(m.ty(a)))
                 .and_then(|a| m.ty(a).as_basic())
             {

@@ -97,7 +97,7 @@
 
 use crate::caps::PassContext;
 use crate::fold_util::{
-    const_components, const_value, is_constant, make_constant, remove_dead,
+    const_all, const_components, const_value, is_constant, make_constant, remove_dead,
     remove_unused_constants, replace_value, FpDefaults, Worklist,
 };
 use crate::PassError;
@@ -174,18 +174,15 @@ fn comps(m: &Module, x: SsaDef) -> Option<SmallVec<[Scalar; 4]>> {
 
 /// True if `x` is a float constant each of whose components is bitwise `v` (as f64).
 fn is_f(m: &Module, x: SsaDef, v: f64) -> bool {
-    const_components(m, x, ScalarType::is_float).is_some_and(|c| {
-        c.iter().all(|&s| {
-            s.ty().is_float() && irc_arith::float::to_f64(s, s.ty()).to_bits() == v.to_bits()
-        })
+    const_all(m, x, ScalarType::is_float, |s| {
+        s.ty().is_float() && irc_arith::float::to_f64(s, s.ty()).to_bits() == v.to_bits()
     })
 }
 
 /// True if `x` is a float constant whose components are all ±0.
 fn is_fzero(m: &Module, x: SsaDef) -> bool {
-    const_components(m, x, ScalarType::is_float).is_some_and(|c| {
-        c.iter()
-            .all(|&s| s.ty().is_float() && irc_arith::float::to_f64(s, s.ty()) == 0.0)
+    const_all(m, x, ScalarType::is_float, |s| {
+        s.ty().is_float() && irc_arith::float::to_f64(s, s.ty()) == 0.0
     })
 }
 

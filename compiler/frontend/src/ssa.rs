@@ -18,7 +18,7 @@ use crate::FrontendError;
 use irc_ir::analysis::cfg::{self, Block, Cfg};
 use irc_ir::analysis::Analyses;
 use irc_ir::format::{TmpLoad, TmpStore};
-use irc_ir::{Module, Op, OpCode, SsaDef, Type};
+use irc_ir::{EntityRef, Module, Op, OpCode, SsaDef, Type};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Converts the temporaries of every structured function to SSA form.
@@ -53,7 +53,9 @@ pub fn run_with(m: &mut Module, analyses: &Analyses) -> Result<(), FrontendError
 
 /// Fails if a `DclTmp` is loaded or stored in two functions.
 fn check_temps_are_local(m: &Module) -> Result<(), FrontendError> {
-    let mut owner: FxHashMap<SsaDef, SsaDef> = FxHashMap::default();
+    // The function each temporary is used in, by temporary id (one slot per op: a look-up
+    // per load and store without hashing).
+    let mut owner: Vec<Option<SsaDef>> = vec![None; m.id_bound()];
     let mut current = None;
     for d in m.code() {
         match m.opcode(d) {
@@ -66,13 +68,13 @@ fn check_temps_are_local(m: &Module) -> Result<(), FrontendError> {
                 let (Some(t), Some(f)) = (var, current) else {
                     continue;
                 };
-                if *owner.entry(t).or_insert(f) != f {
+                let first = *owner[t.index()].get_or_insert(f);
+                if first != f {
                     return Err(FrontendError::Unsupported {
                         op: d,
                         opcode: m.opcode(d),
                         reason: format!(
-                            "temporary {t} is shared between functions {} and {f}",
-                            owner[&t]
+                            "temporary {t} is shared between functions {first} and {f}"
                         ),
                     });
                 }
