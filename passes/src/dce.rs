@@ -68,7 +68,8 @@ fn mark(m: &Module) -> Vec<bool> {
     }
 
     let mut live = vec![false; m.id_bound()];
-    let mut work: Vec<SsaDef> = Vec::new();
+    // Every live op is pushed once: room for all of them up front, not a regrowth per doubling.
+    let mut work: Vec<SsaDef> = Vec::with_capacity(m.len());
     for d in m.declarations() {
         if is_declaration_root(m, d) {
             live[d.index()] = true;

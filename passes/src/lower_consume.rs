@@ -81,7 +81,8 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
     // Forwarding a no-op conversion can leave a loop phi whose back-edge value is the phi
     // itself (a variable the loop only round-trips through `?`): such phis are trivial, and a
     // self reference cannot even be encoded.
-    let phis: Vec<SsaDef> = m.code().filter(|&d| m.opcode(d) == OpCode::Phi).collect();
+    let mut phis: Vec<SsaDef> = Vec::with_capacity(m.count_of(OpCode::Phi));
+    phis.extend(m.code().filter(|&d| m.opcode(d) == OpCode::Phi));
     irc_ir::ssa_util::remove_trivial_phis(m, phis);
     changed |= m.len() != before;
     check_resolved(m, true)?;
@@ -492,7 +493,8 @@ fn eval(s: Step, bits: u64) -> u64 {
 /// Step 3: `Cast(Cast(x))` → `Cast(x)`, identity casts, casts of constants. Returns whether
 /// anything changed.
 fn fold_casts(m: &mut Module) -> bool {
-    let casts: Vec<SsaDef> = m.code().filter(|&d| m.opcode(d) == OpCode::Cast).collect();
+    let mut casts: Vec<SsaDef> = Vec::with_capacity(m.count_of(OpCode::Cast));
+    casts.extend(m.code().filter(|&d| m.opcode(d) == OpCode::Cast));
     let mut changed = false;
     for c in casts {
         if !m.is_live(c) {

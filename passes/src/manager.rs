@@ -85,7 +85,8 @@ impl PassManager {
         PassManager {
             options,
             context: PassContext::default(),
-            timings: Vec::new(),
+            // Room for a pipeline's passes: the table does not regrow while it fills.
+            timings: Vec::with_capacity(48),
             printed: String::new(),
             settled: Vec::new(),
         }
