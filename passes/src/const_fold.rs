@@ -66,6 +66,38 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
     Ok(changed)
 }
 
+/// `const-fold-int`: the same folding for ops whose result holds no float (integer and
+/// boolean arithmetic, comparisons, conversions to integers, selects of those): the
+/// conditions of branches and switches. The targets' legalization runs it before `inline`,
+/// where float ops must stay: a later lowering may compute them otherwise than the host's
+/// exact arithmetic does (`lower-trig`'s polynomials, the `legacy-mul` modes), and its
+/// interpreter oracle computes them as the lowering does.
+pub fn run_int(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
+    let mut work = Worklist::of_code(m);
+    let mut changed = false;
+    let mut created = Vec::new();
+    let mut modes: Option<irc_arith::FpModes> = None;
+    while let Some(d) = work.pop() {
+        if !m.is_live(d) || !float_free(&m.op(d).ty) {
+            continue;
+        }
+        let Some(c) = fold_op(m, d, &mut modes) else {
+            continue;
+        };
+        work.push_users(m, d);
+        replace_value(m, d, c);
+        created.push(c);
+        changed = true;
+    }
+    remove_unused_constants(m, &created);
+    Ok(changed)
+}
+
+/// True if no member of `ty` is a float.
+fn float_free(ty: &irc_ir::Type) -> bool {
+    ty.members().iter().all(|b| !b.scalar_type().is_float())
+}
+
 /// The constant `d` folds to, created if needed; `modes` caches the module's float modes
 /// (`None`: not read yet).
 pub fn fold_op(
@@ -240,5 +272,37 @@ mod tests {
             constant_literals(&Type::scalar(ScalarType::Unknown), &v),
             None
         );
+    }
+
+    /// `const-fold-int` folds the integer compare and the boolean `not` of a condition, and
+    /// leaves the float ops (a cosine a target may lower to a polynomial, a legacy multiply)
+    /// and the float select for later, where `const-fold` folds them all.
+    #[test]
+    fn the_int_fold_leaves_float_results() {
+        let src = "%1 = EntryPoint %10 Pixel\n\
+                   %2 = f32 DclOutput %1 0 0\n\
+                   %3 = u32 Constant 7\n\
+                   %4 = f32 Constant 4.0\n\
+                   %5 = f32 Constant 0.0\n\
+                   %10 = Function\n\
+                   %11 = Label None\n\
+                   %12 = bool ULt %3 %3\n\
+                   %13 = bool BNot %12\n\
+                   %14 = f32 FCos %4\n\
+                   %15 = f32 FMulLegacy %14 %4\n\
+                   %16 = f32 Select %13 %15 %5\n\
+                   %17 = OutputStore %2 null %16\n\
+                   %18 = Return\n\
+                   %19 = FunctionEnd\n";
+        let mut m = irc_ir::text::parse(src).unwrap();
+        let cx = PassContext::default();
+        assert!(run_int(&mut m, &cx).unwrap());
+        let count = |m: &Module, o: OpCode| m.code().filter(|&d| m.opcode(d) == o).count();
+        assert_eq!(count(&m, OpCode::ULt) + count(&m, OpCode::BNot), 0);
+        assert_eq!(count(&m, OpCode::FCos), 1);
+        assert_eq!(count(&m, OpCode::FMulLegacy), 1);
+        assert_eq!(count(&m, OpCode::Select), 1);
+        assert!(run(&mut m, &cx).unwrap());
+        assert_eq!(count(&m, OpCode::FCos) + count(&m, OpCode::Select), 0);
     }
 }

@@ -55,6 +55,17 @@ fn legalize_steps(pm: &mut PassManager, m: &mut Module, f: LegalizeFor) -> Resul
     step(pm, m, "lower-min16")?;
     step(pm, m, "propagate-types")?;
     step(pm, m, "lower-consume")?;
+    if f == LegalizeFor::Target {
+        // The render state `legacy-state` substituted makes the conditions around the calls
+        // of the D3D9 helpers (fog, sampling, alpha test) and the switches inside them
+        // constant: folded now, `inline` copies only what runs (a fog call under a disabled
+        // fog is gone, the alpha test is a `return true`). Only integer and boolean results
+        // fold here: float ops wait for the lowerings (`lower-trig`, `lower-legacy`) that may
+        // compute them otherwise. Not for IR consumers: no state is known there, and folding
+        // early cost them more than it saved.
+        step(pm, m, "const-fold-int")?;
+        step(pm, m, "cfg-cleanup")?;
+    }
     step(pm, m, "inline")?;
     step(pm, m, "fold-gs-vertex-count")?;
     step(pm, m, "trim-legacy-guards")?;

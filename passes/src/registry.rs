@@ -154,6 +154,12 @@ pub static PASSES: &[PassInfo] = &[
         settled: Some(crate::const_fold::settled),
     },
     PassInfo {
+        name: "const-fold-int",
+        description: "const-fold for ops with integer and boolean results only (conditions)",
+        run: crate::const_fold::run_int,
+        settled: None,
+    },
+    PassInfo {
         name: "simplify",
         description:
             "algebraic identities, negation/abs folding, comparison and select simplification",
