@@ -43,6 +43,21 @@ use smallvec::SmallVec;
 
 /// Runs the pass; returns whether the module changed.
 pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
+    Ok(fold_where(m, |_| true))
+}
+
+/// `const-fold-int`: the same folding for ops whose result holds no float (integer and
+/// boolean arithmetic, comparisons, conversions to integers, selects of those): the
+/// conditions of branches and switches. The targets' legalization runs it before `inline`,
+/// where float ops must stay: a later lowering may compute them otherwise than the host's
+/// exact arithmetic does (`lower-trig`'s polynomials, the `legacy-mul` modes), and its
+/// interpreter oracle computes them as the lowering does.
+pub fn run_int(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
+    Ok(fold_where(m, |op| float_free(&op.ty)))
+}
+
+/// Folds every op `wanted` accepts (see the module docs); returns whether the module changed.
+fn fold_where(m: &mut Module, wanted: impl Fn(&Op) -> bool) -> bool {
     let mut work = Worklist::of_code(m);
     let mut changed = false;
     let mut created = Vec::new();
@@ -50,7 +65,7 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
     // read them once, when the first op has all-constant operands.
     let mut modes: Option<irc_arith::FpModes> = None;
     while let Some(d) = work.pop() {
-        if !m.is_live(d) {
+        if !m.is_live(d) || !wanted(m.op(d)) {
             continue;
         }
         let Some(c) = fold_op(m, d, &mut modes) else {
@@ -63,34 +78,7 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
     }
     // Constants that were only intermediate results of a folded chain.
     remove_unused_constants(m, &created);
-    Ok(changed)
-}
-
-/// `const-fold-int`: the same folding for ops whose result holds no float (integer and
-/// boolean arithmetic, comparisons, conversions to integers, selects of those): the
-/// conditions of branches and switches. The targets' legalization runs it before `inline`,
-/// where float ops must stay: a later lowering may compute them otherwise than the host's
-/// exact arithmetic does (`lower-trig`'s polynomials, the `legacy-mul` modes), and its
-/// interpreter oracle computes them as the lowering does.
-pub fn run_int(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
-    let mut work = Worklist::of_code(m);
-    let mut changed = false;
-    let mut created = Vec::new();
-    let mut modes: Option<irc_arith::FpModes> = None;
-    while let Some(d) = work.pop() {
-        if !m.is_live(d) || !float_free(&m.op(d).ty) {
-            continue;
-        }
-        let Some(c) = fold_op(m, d, &mut modes) else {
-            continue;
-        };
-        work.push_users(m, d);
-        replace_value(m, d, c);
-        created.push(c);
-        changed = true;
-    }
-    remove_unused_constants(m, &created);
-    Ok(changed)
+    changed
 }
 
 /// True if no member of `ty` is a float.

@@ -251,15 +251,14 @@ impl LegacyState {
 
     /// The value of built-in `b` declared with type `ty`, if `ty` is a known layout.
     fn value_of(&self, b: BuiltIn, ty: &Type) -> Option<Value> {
-        match ty.array_dims() {
-            [] if !is_arrayed(b) => self.element_of(b, ty, 0),
-            &[n] if is_arrayed(b) && n > 0 && n <= MAX_ELEMENTS => Some(Value::Composite(
-                (0..u64::from(n))
-                    .map(|i| self.element_of(b, ty, i))
-                    .collect::<Option<Vec<_>>>()?,
-            )),
-            _ => None,
+        if !is_arrayed(b) {
+            return self.element_of(b, ty, 0);
         }
+        Some(Value::Composite(
+            (0..u64::from(element_count(b, ty)?))
+                .map(|i| self.element_of(b, ty, i))
+                .collect::<Option<Vec<_>>>()?,
+        ))
     }
 
     /// Element `i` of the value of an arrayed built-in `b` declared with type `ty` (what
@@ -268,12 +267,7 @@ impl LegacyState {
     /// end. The elements of one declaration all have the same layout, so an element exists
     /// exactly when the whole value does and `i` is in range.
     fn element_of(&self, b: BuiltIn, ty: &Type, i: u64) -> Option<Value> {
-        let count = match ty.array_dims() {
-            [] if !is_arrayed(b) && i == 0 => 1,
-            &[n] if is_arrayed(b) && n > 0 && n <= MAX_ELEMENTS => n,
-            _ => return None,
-        };
-        if i >= u64::from(count) {
+        if i >= u64::from(element_count(b, ty)?) {
             return None;
         }
         let members = ty.members();
@@ -377,6 +371,17 @@ fn typed(bt: BasicType, d: Datum) -> Option<Value> {
 /// True for the built-ins declared as arrays (one element per sampler or texture stage).
 fn is_arrayed(b: BuiltIn) -> bool {
     matches!(b, BuiltIn::LegacySamplerState | BuiltIn::LegacyTextureStage)
+}
+
+/// The elements of built-in `b` declared with type `ty`: 1 for a non-arrayed one declared
+/// as a plain struct, the array length (1 to [`MAX_ELEMENTS`]) for an arrayed one; `None`
+/// for any other shape.
+fn element_count(b: BuiltIn, ty: &Type) -> Option<u32> {
+    match ty.array_dims() {
+        [] if !is_arrayed(b) => Some(1),
+        &[n] if is_arrayed(b) && n > 0 && n <= MAX_ELEMENTS => Some(n),
+        _ => None,
+    }
 }
 
 /// `(declaration, built-in)` of every legacy-state built-in input `m` declares.

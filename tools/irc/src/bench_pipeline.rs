@@ -9,22 +9,33 @@
 //! (`valgrind --tool=callgrind irc bench DIR --pipeline legalize --reps 1`).
 
 use irc_ir::binary;
+use irc_ir::Module;
 use irc_passes::{ManagerOptions, PassManager};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-pub fn run(dir: &Path, pipeline: &str, reps: usize, slowest: usize) -> Result<ExitCode, String> {
+/// The raw shaders (`.raw.dxir`) under `dir`, each decoded when the walk reaches it (`None`:
+/// unreadable), for the benchmarks; decoding is not timed.
+pub fn raw_shaders(dir: &Path) -> Result<impl Iterator<Item = (PathBuf, Option<Module>)>, String> {
     let files =
         irc_testsuite::corpus::ir_files(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(files
+        .into_iter()
+        .filter(|f| f.to_string_lossy().ends_with(".raw.dxir"))
+        .map(|f| {
+            let m = std::fs::read(&f).ok().and_then(|b| binary::read(&b).ok());
+            (f, m)
+        }))
+}
+
+pub fn run(dir: &Path, pipeline: &str, reps: usize, slowest: usize) -> Result<ExitCode, String> {
+    let files = raw_shaders(dir)?;
     let mut times: Vec<(f64, String)> = Vec::new();
     let mut per_pass: Vec<(&'static str, u32, Duration)> = Vec::new();
     let (mut failed, mut ops) = (0usize, 0usize);
-    for f in files
-        .iter()
-        .filter(|f| f.to_string_lossy().ends_with(".raw.dxir"))
-    {
-        let Some(raw) = std::fs::read(f).ok().and_then(|b| binary::read(&b).ok()) else {
+    for (f, raw) in files {
+        let Some(raw) = raw else {
             failed += 1;
             continue;
         };

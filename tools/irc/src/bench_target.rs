@@ -10,7 +10,6 @@
 //! left out of the figures; any other error is counted as failed.
 
 use irc::{Compiler, Input, Options};
-use irc_ir::binary;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -29,16 +28,12 @@ pub fn run(
     reps: usize,
     slowest: usize,
 ) -> Result<ExitCode, String> {
-    let files =
-        irc_testsuite::corpus::ir_files(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let files = crate::bench_pipeline::raw_shaders(dir)?;
     let mut compiler = Compiler::new(target, options).map_err(|d| d.to_string())?;
     let mut times: Vec<Times> = Vec::new();
     let (mut unsupported, mut failed) = (0usize, 0usize);
-    for f in files
-        .iter()
-        .filter(|f| f.to_string_lossy().ends_with(".raw.dxir"))
-    {
-        let Some(raw) = std::fs::read(f).ok().and_then(|b| binary::read(&b).ok()) else {
+    for (f, raw) in files {
+        let Some(raw) = raw else {
             failed += 1;
             continue;
         };

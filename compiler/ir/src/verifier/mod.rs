@@ -130,6 +130,28 @@ impl<'m> Ctx<'m> {
 
 pub use legal::removed_by_legalize;
 
+/// `ops` (in program order) with the function around each (`function_of`'s answer): the
+/// `Function` op itself, its body and its `FunctionEnd` get the function, ops outside any get
+/// `None`. Tracked along the walk; asking `function_of` per op walked back to the `Function`
+/// each time, quadratic in a large function.
+pub(super) fn with_function<'a>(
+    m: &'a Module,
+    ops: impl Iterator<Item = SsaDef> + 'a,
+) -> impl Iterator<Item = (SsaDef, Option<SsaDef>)> + 'a {
+    let mut current: Option<SsaDef> = None;
+    ops.map(move |d| {
+        let function = match m.opcode(d) {
+            crate::OpCode::Function => {
+                current = Some(d);
+                current
+            }
+            crate::OpCode::FunctionEnd => current.take(),
+            _ => current,
+        };
+        (d, function)
+    })
+}
+
 /// Verifies `m`; `Ok(())` if no rule is violated, else every violation found.
 pub fn verify(m: &Module) -> Result<(), VerifierErrors> {
     verify_mode(m, None)

@@ -105,19 +105,8 @@ pub(super) fn check(cx: &mut Ctx<'_>) -> bool {
         cx.err(f, "function has no FunctionEnd");
     }
 
-    // Parameter loads and calls. The function around each op (`function_of`) is tracked along
-    // the walk: asking `function_of` walked back to the `Function` for every load, quadratic
-    // in a large function.
-    let mut function: Option<crate::SsaDef> = None;
-    for d in m.code() {
-        let inside = match m.opcode(d) {
-            OpCode::Function => {
-                function = Some(d);
-                function
-            }
-            OpCode::FunctionEnd => function.take(),
-            _ => function,
-        };
+    // Parameter loads and calls, each with the function around it.
+    for (d, inside) in super::with_function(m, m.code()) {
         if cx.is_bad(d) {
             continue;
         }

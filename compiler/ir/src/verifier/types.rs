@@ -18,17 +18,7 @@ mod memory;
 
 pub(super) fn check(cx: &mut Ctx<'_>) {
     let m = cx.m;
-    // The function around each op (`function_of`), tracked along the walk (see `Rules::function`).
-    let mut current: Option<SsaDef> = None;
-    for d in m.iter() {
-        let function = match m.opcode(d) {
-            OpCode::Function => {
-                current = Some(d);
-                current
-            }
-            OpCode::FunctionEnd => current.take(),
-            _ => current,
-        };
+    for (d, function) in super::with_function(m, m.iter()) {
         if cx.is_bad(d) {
             continue;
         }
