@@ -11,7 +11,7 @@
 //! - a [`DomTree`] depends on the block graph alone (the blocks, numbered in program order, and
 //!   their successors), so it is reused for any CFG with the same graph — after passes that
 //!   changed ops but no branch, however the CFG was come by. The graph is compared in full, a
-//!   walk over the blocks and edges instead of petgraph's dominator algorithm.
+//!   walk over the blocks and edges instead of the dominator iteration.
 //!
 //! The cache also measures what building costs ([`Analyses::take_spent`]), so that a pass
 //! manager can account the analyses apart from the pass that happened to ask first.

@@ -1,9 +1,14 @@
 //! The dominator tree of one function's [`Cfg`].
 //!
-//! Immediate dominators come from petgraph's `simple_fast` (Cooper, Harvey and Kennedy, "A
-//! Simple, Fast Dominance Algorithm"), run on a graph whose nodes are the blocks and whose edges
-//! are the CFG edges, rooted at the entry block. The tree is then numbered by one iterative
-//! depth-first walk (pre- and post-order), so that [`DomTree::dominates`] is two comparisons.
+//! Immediate dominators come from Cooper, Harvey and Kennedy's iteration ("A Simple, Fast
+//! Dominance Algorithm") over the CFG's reverse post-order, on dense positions. petgraph's
+//! `simple_fast` is the same algorithm, but generic over node ids it keeps its post-order
+//! numbers and predecessor sets in hash maps: building those was most of its cost, and its
+//! calls were 10% of the `legalize` pipeline of a D3D9 shader (63K instructions per tree of
+//! a 30-block function, against a few thousand for the dense loop here). petgraph stays as
+//! the oracle: a test checks this tree against `simple_fast` on random graphs. The tree is then
+//! numbered by one iterative depth-first walk (pre- and post-order), so that
+//! [`DomTree::dominates`] is two comparisons.
 //!
 //! Unreachable blocks (not reachable from the entry) are not part of the tree. Following LLVM's
 //! convention, every block dominates an unreachable block, and an unreachable block dominates
@@ -14,8 +19,6 @@ use crate::entities::SsaDef;
 use crate::module::Module;
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::EntityRef;
-use petgraph::algo::dominators::simple_fast;
-use petgraph::visit::{GraphBase, GraphRef, IntoNeighbors, VisitMap, Visitable};
 
 /// What the tree knows of one block.
 #[derive(Clone, Copy, Debug, Default)]
@@ -39,52 +42,6 @@ pub struct DomTree {
     rpo: Vec<Block>,
 }
 
-/// The CFG as petgraph sees it: nodes are the blocks, neighbors their successors. Giving
-/// `simple_fast` the CFG itself spares building a `DiGraph` copy of it (two allocations and a
-/// push per node and edge) for every tree computed.
-#[derive(Clone, Copy)]
-struct CfgGraph<'a>(&'a Cfg);
-
-impl GraphBase for CfgGraph<'_> {
-    type EdgeId = ();
-    type NodeId = Block;
-}
-
-impl GraphRef for CfgGraph<'_> {}
-
-impl<'a> IntoNeighbors for CfgGraph<'a> {
-    type Neighbors = std::iter::Copied<std::slice::Iter<'a, Block>>;
-    fn neighbors(self, b: Block) -> Self::Neighbors {
-        self.0.succs(b).iter().copied()
-    }
-}
-
-/// The visited blocks of a walk, one flag per block.
-struct Seen(Vec<bool>);
-
-impl VisitMap<Block> for Seen {
-    fn visit(&mut self, b: Block) -> bool {
-        !std::mem::replace(&mut self.0[b.index()], true)
-    }
-    fn is_visited(&self, b: &Block) -> bool {
-        self.0[b.index()]
-    }
-    fn unvisit(&mut self, b: Block) -> bool {
-        std::mem::replace(&mut self.0[b.index()], false)
-    }
-}
-
-impl Visitable for CfgGraph<'_> {
-    type Map = Seen;
-    fn visit_map(&self) -> Seen {
-        Seen(vec![false; self.0.len()])
-    }
-    fn reset_map(&self, map: &mut Seen) {
-        map.0.clear();
-        map.0.resize(self.0.len(), false);
-    }
-}
-
 impl DomTree {
     /// Computes the dominator tree of `cfg`. An empty CFG gives an empty tree.
     pub fn compute(cfg: &Cfg) -> DomTree {
@@ -104,14 +61,14 @@ impl DomTree {
             t.rpo.push(entry);
             return t;
         }
-        let doms = simple_fast(CfgGraph(cfg), entry);
-        for b in cfg.blocks() {
-            if b == entry {
-                t.nodes[b.index()].reachable = true;
-            } else if let Some(i) = doms.immediate_dominator(b) {
-                t.nodes[b.index()].reachable = true;
-                t.nodes[b.index()].idom = i.into();
-                t.child_start[i.index() + 1] += 1;
+        let rpo = reverse_post_order(cfg, entry, Vec::with_capacity(n));
+        let idom = immediate_dominators(cfg, &rpo);
+        for (i, &b) in rpo.iter().enumerate() {
+            t.nodes[b.index()].reachable = true;
+            if i > 0 {
+                let d = rpo[idom[i] as usize];
+                t.nodes[b.index()].idom = d.into();
+                t.child_start[d.index() + 1] += 1;
             }
         }
         // Children lists: counts to starts, then each block into its parent's run, in block
@@ -145,7 +102,7 @@ impl DomTree {
                 stack.pop();
             }
         }
-        t.rpo = reverse_post_order(cfg, entry, stack);
+        t.rpo = rpo;
         t
     }
 
@@ -199,6 +156,58 @@ impl DomTree {
             _ => false,
         }
     }
+}
+
+/// Marks a block outside the reverse post-order (unreachable), or a dominator not yet known.
+const NONE: u32 = u32::MAX;
+
+/// The immediate dominator of every block of `rpo` (the reachable blocks in reverse
+/// post-order, the entry first), as a position in `rpo`; the entry's is itself. Cooper, Harvey
+/// and Kennedy's iteration over the reverse post-order, on dense positions: a dominator comes
+/// before the blocks it dominates, so intersecting two candidates walks the later one up.
+fn immediate_dominators(cfg: &Cfg, rpo: &[Block]) -> Vec<u32> {
+    let mut position = vec![NONE; cfg.len()];
+    for (i, &b) in rpo.iter().enumerate() {
+        position[b.index()] = i as u32;
+    }
+    let mut idom = vec![NONE; rpo.len()];
+    idom[0] = 0;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (i, &b) in rpo.iter().enumerate().skip(1) {
+            let mut new = NONE;
+            for &p in cfg.preds(b) {
+                let p = position[p.index()];
+                if p == NONE || idom[p as usize] == NONE {
+                    continue;
+                }
+                new = if new == NONE {
+                    p
+                } else {
+                    intersect(&idom, p, new)
+                };
+            }
+            if idom[i] != new {
+                idom[i] = new;
+                changed = true;
+            }
+        }
+    }
+    idom
+}
+
+/// The nearest common dominator of positions `a` and `b`.
+fn intersect(idom: &[u32], mut a: u32, mut b: u32) -> u32 {
+    while a != b {
+        while a > b {
+            a = idom[a as usize];
+        }
+        while b > a {
+            b = idom[b as usize];
+        }
+    }
+    a
 }
 
 /// The reachable blocks in reverse post-order; `stack` is an empty buffer to reuse.
@@ -292,5 +301,115 @@ mod tests {
         assert_eq!(rpo[0], b(0));
         let at = |x: Block| rpo.iter().position(|&y| y == x).expect("in rpo");
         assert!(at(b(1)) < at(b(3)) && at(b(2)) < at(b(3)) && at(b(3)) < at(b(4)));
+    }
+
+    /// A random function of `n` blocks: each returns, branches, or branches two ways to
+    /// random blocks (the entry included, so there are loops and unreachable blocks).
+    fn random_function(n: usize, seed: &mut u64) -> String {
+        let mut next = |k: usize| {
+            *seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (*seed >> 33) as usize % k
+        };
+        let mut src =
+            String::from("%1 = EntryPoint %2 Vertex\n%9 = bool Constant true\n%2 = Function\n");
+        for b in 0..n {
+            src.push_str(&format!("%{} = Label None\n", 100 + b));
+            let t = 200 + b;
+            match next(4) {
+                0 => src.push_str(&format!("%{t} = Return\n")),
+                1 => src.push_str(&format!("%{t} = Branch %{}\n", 100 + next(n))),
+                _ => src.push_str(&format!(
+                    "%{t} = BranchConditional %9 %{} %{}\n",
+                    100 + next(n),
+                    100 + next(n)
+                )),
+            }
+        }
+        src.push_str("%3 = FunctionEnd\n");
+        src
+    }
+
+    /// True if every path from the entry to `b` passes through `a` (by search with `a` cut).
+    fn dominates_by_search(cfg: &Cfg, a: Block, b: Block) -> bool {
+        let entry = cfg.entry().expect("entry");
+        if a == entry || a == b {
+            return true;
+        }
+        let mut seen = vec![false; cfg.len()];
+        let mut work = vec![entry];
+        seen[entry.index()] = true;
+        seen[a.index()] = true;
+        while let Some(x) = work.pop() {
+            if x == b {
+                return false;
+            }
+            for &s in cfg.succs(x) {
+                if !std::mem::replace(&mut seen[s.index()], true) {
+                    work.push(s);
+                }
+            }
+        }
+        true
+    }
+
+    #[test]
+    fn agrees_with_petgraph_and_with_path_search_on_random_graphs() {
+        use petgraph::algo::dominators::simple_fast;
+        use petgraph::graph::{DiGraph, NodeIndex};
+        let mut seed = 7;
+        let mut unreachable_seen = 0;
+        for round in 0..400 {
+            let n = 2 + round % 14;
+            let (cfg, t) = tree(&random_function(n, &mut seed));
+            assert_eq!(cfg.len(), n);
+            let mut g: DiGraph<(), ()> = DiGraph::new();
+            let nodes: Vec<NodeIndex> = (0..n).map(|_| g.add_node(())).collect();
+            for x in cfg.blocks() {
+                for &s in cfg.succs(x) {
+                    g.add_edge(nodes[x.index()], nodes[s.index()], ());
+                }
+            }
+            let oracle = simple_fast(&g, nodes[0]);
+            let reachable: Vec<bool> =
+                petgraph::algo::has_path_connecting(&g, nodes[0], nodes[0], None)
+                    .then(|| {
+                        (0..n)
+                            .map(|i| {
+                                petgraph::algo::has_path_connecting(&g, nodes[0], nodes[i], None)
+                            })
+                            .collect()
+                    })
+                    .expect("the entry reaches itself");
+            for x in cfg.blocks() {
+                let i = x.index();
+                assert_eq!(t.is_reachable(x), reachable[i], "round {round} block {i}");
+                if !reachable[i] {
+                    unreachable_seen += 1;
+                    assert_eq!(t.idom(x), None);
+                    continue;
+                }
+                let expected = oracle
+                    .immediate_dominator(nodes[i])
+                    .map(|d| Block::new(d.index()));
+                assert_eq!(t.idom(x), expected, "round {round} block {i}");
+                for y in cfg.blocks() {
+                    if reachable[y.index()] {
+                        assert_eq!(
+                            t.dominates(x, y),
+                            dominates_by_search(&cfg, x, y),
+                            "round {round}: {i} dominates {}",
+                            y.index()
+                        );
+                    }
+                }
+            }
+            assert_eq!(
+                t.reverse_post_order().len(),
+                reachable.iter().filter(|&&r| r).count()
+            );
+        }
+        assert!(unreachable_seen > 100, "{unreachable_seen}");
     }
 }
