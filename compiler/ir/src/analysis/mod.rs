@@ -2,7 +2,8 @@
 //!
 //! - [`cfg`]: function ranges (`Function` … `FunctionEnd`), basic blocks of structured code
 //!   (`Label` … terminator) with successors and predecessors ([`Cfg`]).
-//! - [`dominators`]: the dominator tree of one function ([`DomTree`]), Cooper–Harvey–Kennedy on dense positions (checked against petgraph in its tests).
+//! - [`dominators`]: the dominator tree of one function ([`DomTree`]): Cooper, Harvey and
+//!   Kennedy's iteration on dense positions (checked against petgraph in its tests).
 //! - [`cache`]: the CFGs and dominator trees kept across passes while they hold ([`Analyses`]).
 //! - [`same_value`]: whether two values are equal by construction (identical pure ops).
 //!
