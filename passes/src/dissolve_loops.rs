@@ -98,12 +98,15 @@ pub fn dissolve_with(m: &mut Module, analyses: &Analyses) -> usize {
     for f in functions(m) {
         // Only loop headers start a plan: a function without one needs no CFG or dominator
         // tree (most shaders, and every one after its loops are gone).
-        let is_loop_header =
-            |d: SsaDef| matches!(construct(m, d), Some((Construct::StructuredLoop, ..)));
-        if !f.body(m).any(is_loop_header) {
-            continue;
-        }
+        let has_loop = |m: &Module| {
+            f.body(m)
+                .any(|d| matches!(construct(m, d), Some((Construct::StructuredLoop, ..))))
+        };
         for _ in 0..MAX_ROUNDS {
+            // Also after a round: one that dissolved the last loop needs no check round.
+            if !has_loop(m) {
+                break;
+            }
             let cfg = analyses.cfg(m, f);
             let dom = analyses.dom(&cfg);
             let mut touched: FxHashSet<Block> = FxHashSet::default();
