@@ -67,12 +67,12 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
         for _ in 0..MAX_ROUNDS {
             // A phase that changed nothing leaves the CFG valid for the next one.
             let mut g = cx.analyses.cfg(m, f);
-            let folded = fold_branches(m, &g);
-            if folded {
-                g = cx.analyses.cfg(m, f);
-            }
-            let removed = remove_unreachable(m, &g);
-            if removed {
+            // Folding rewrites terminators, labels and phis in place and adds no block, so
+            // the reachability walk runs on the same CFG with the folded blocks' new targets.
+            let taken = fold_branches(m, &g);
+            let folded = !taken.is_empty();
+            let removed = remove_unreachable(m, &g, &taken);
+            if folded | removed {
                 g = cx.analyses.cfg(m, f);
             }
             let simplified = simplify(m, &g);
@@ -197,8 +197,10 @@ fn make_branch(m: &mut Module, label: SsaDef, t: SsaDef, target: SsaDef) {
 
 // ----- phase 1 ---------------------------------------------------------------------------------
 
-fn fold_branches(m: &mut Module, g: &Cfg) -> bool {
-    let mut changed = false;
+/// Folds the branches it can; returns the blocks whose terminator it folded, each with the
+/// block it now branches to (`None`: a target that is no block of this function).
+fn fold_branches(m: &mut Module, g: &Cfg) -> Vec<(Block, Option<Block>)> {
+    let mut folded = Vec::new();
     for b in g.blocks() {
         let Some(t) = g.block(b).terminator else {
             continue;
@@ -258,9 +260,9 @@ fn fold_branches(m: &mut Module, g: &Cfg) -> bool {
         for l in lost {
             drop_phi_pairs(m, l, label);
         }
-        changed = true;
+        folded.push((b, g.block_of_label(taken)));
     }
-    changed
+    folded
 }
 
 // ----- phase 2 ---------------------------------------------------------------------------------
@@ -270,15 +272,32 @@ enum Keep {
     Merge,
 }
 
-fn remove_unreachable(m: &mut Module, g: &Cfg) -> bool {
+/// Removes the blocks the entry does not reach. `g` may predate a [`fold_branches`] run whose
+/// `folded` blocks now branch to the block given: their successors are taken from there, and
+/// ops the fold removed (phis left with one pair) are skipped.
+fn remove_unreachable(m: &mut Module, g: &Cfg, folded: &[(Block, Option<Block>)]) -> bool {
     let Some(entry) = g.entry() else {
         return false;
+    };
+    // The folded blocks' targets by block (empty, without allocating, when none was folded).
+    let mut taken: Vec<Option<Option<Block>>> = Vec::new();
+    if !folded.is_empty() {
+        taken.resize(g.len(), None);
+        for &(b, t) in folded {
+            taken[b.as_u32() as usize] = Some(t);
+        }
+    }
+    let succs = |b: Block| -> &[Block] {
+        match taken.get(b.as_u32() as usize) {
+            Some(Some(t)) => t.as_slice(),
+            _ => g.succs(b),
+        }
     };
     let mut reachable = vec![false; g.len()];
     let mut stack = vec![entry];
     reachable[entry.as_u32() as usize] = true;
     while let Some(b) = stack.pop() {
-        for &s in g.succs(b) {
+        for &s in succs(b) {
             if !reachable[s.as_u32() as usize] {
                 reachable[s.as_u32() as usize] = true;
                 stack.push(s);
@@ -327,7 +346,7 @@ fn remove_unreachable(m: &mut Module, g: &Cfg) -> bool {
             None => None,
         };
         // Edges out of this block disappear, except a kept continue block's back edge.
-        for &s in g.succs(b) {
+        for &s in succs(b) {
             let keeps_edge =
                 matches!(kept, Some(Keep::Continue { header }) if g.label(s) == *header);
             if is_reachable(s) && !keeps_edge {
@@ -338,17 +357,18 @@ fn remove_unreachable(m: &mut Module, g: &Cfg) -> bool {
         if let Some(Keep::Continue { header }) = kept {
             continue_fixups.push((*header, label));
         }
+        let live_ops = || g.ops(b).iter().copied().filter(|&d| m.is_live(d));
         match want {
             Some(term) => {
-                let canonical = g.ops(b).len() == 2
+                let canonical = live_ops().count() == 2
                     && construct_kind(m, label) == Construct::None
                     && data.terminator.is_some_and(|t| *m.op(t) == term);
                 if !canonical {
-                    dead.extend(g.ops(b)[1..].iter().copied());
+                    dead.extend(live_ops().skip(1));
                     rebuild.push((label, term));
                 }
             }
-            None => dead.extend(g.ops(b).iter().copied()),
+            None => dead.extend(live_ops()),
         }
     }
     if dead.is_empty() && rebuild.is_empty() && !changed {
