@@ -19,7 +19,7 @@ use irc_ir::analysis::cfg::{self, Block, Cfg};
 use irc_ir::analysis::Analyses;
 use irc_ir::format::{TmpLoad, TmpStore};
 use irc_ir::{EntityRef, Module, Op, OpCode, SsaDef, Type};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// Converts the temporaries of every structured function to SSA form.
 pub fn run(m: &mut Module) -> Result<(), FrontendError> {
@@ -90,7 +90,10 @@ struct Function<'a> {
     g: &'a Cfg,
     /// Value of (block, temporary) at the end of the block (or at the walk's current point).
     defs: FxHashMap<(Block, SsaDef), SsaDef>,
-    walked: FxHashSet<Block>,
+    /// Per block: walked already.
+    walked: Vec<bool>,
+    /// The blocks a [`Function::read`] passed through (kept for its allocation).
+    path: Vec<Block>,
     /// Phis whose operands are still to be filled: (phi, block, temporary).
     incomplete: Vec<(SsaDef, Block, SsaDef)>,
     created: Vec<SsaDef>,
@@ -102,7 +105,8 @@ impl<'a> Function<'a> {
             m,
             g,
             defs: FxHashMap::default(),
-            walked: FxHashSet::default(),
+            walked: vec![false; g.len()],
+            path: Vec::new(),
             incomplete: Vec::new(),
             created: Vec::new(),
         }
@@ -110,9 +114,11 @@ impl<'a> Function<'a> {
 
     /// Walks the function and returns every phi it created.
     fn run(mut self) -> Vec<SsaDef> {
-        for b in self.g.blocks() {
-            let ops = self.g.ops(b).to_vec();
-            for d in ops {
+        // The CFG is borrowed apart from `self` (a snapshot: the ops removed below stay listed,
+        // and the phis placed are not).
+        let g = self.g;
+        for b in g.blocks() {
+            for &d in g.ops(b) {
                 match self.m.opcode(d) {
                     OpCode::TmpStore => {
                         let store = TmpStore::of(self.m.op(d));
@@ -131,7 +137,7 @@ impl<'a> Function<'a> {
                     _ => {}
                 }
             }
-            self.walked.insert(b);
+            self.walked[b.index()] = true;
         }
         while let Some((phi, b, t)) = self.incomplete.pop() {
             let preds: Vec<Block> = self.g.preds(b).to_vec();
@@ -147,7 +153,8 @@ impl<'a> Function<'a> {
 
     /// The value of temporary `t` at the current point of block `b` (its end once walked).
     fn read(&mut self, t: SsaDef, b: Block) -> SsaDef {
-        let mut path = Vec::new();
+        let mut path = std::mem::take(&mut self.path);
+        path.clear();
         let mut cur = b;
         let value = loop {
             if let Some(&v) = self.defs.get(&(cur, t)) {
@@ -155,13 +162,14 @@ impl<'a> Function<'a> {
             }
             path.push(cur);
             match self.g.preds(cur) {
-                [p] if self.walked.contains(p) && !path.contains(p) => cur = *p,
+                [p] if self.walked[p.index()] && !path.contains(p) => cur = *p,
                 _ => break self.place_phi(t, cur),
             }
         };
-        for blk in path {
+        for &blk in &path {
             self.defs.insert((blk, t), value);
         }
+        self.path = path;
         value
     }
 
