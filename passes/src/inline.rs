@@ -52,13 +52,13 @@
 
 use crate::caps::PassContext;
 use crate::dce::remove_all;
+use crate::fold_util::replace_value;
 use crate::PassError;
 use irc_ir::analysis::cfg::{self, Cfg, FunctionRange};
 use irc_ir::analysis::DomTree;
 use irc_ir::format::{FunctionCall, ParamLoad, Return};
 use irc_ir::{Construct, Module, Op, OpCode, Operand, SsaDef, Type};
 use rustc_hash::{FxHashMap, FxHashSet};
-use smallvec::SmallVec;
 
 /// Runs the pass; returns whether the module changed.
 pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
@@ -467,25 +467,12 @@ fn move_body(
     let mut block = None;
     for &o in &g.body {
         match m.opcode(o) {
-            OpCode::ParamLoad => {
-                // Debug names of the load go with it (as the copy path drops them), rather
-                // than move to the argument.
-                let meta: SmallVec<[SsaDef; 2]> = m
-                    .uses(o)
-                    .iter()
-                    .copied()
-                    .filter(|&u| m.opcode(u).is_meta())
-                    .collect();
-                for u in meta {
-                    if m.is_live(u) {
-                        m.remove(u);
-                    }
-                }
-                if let Some(v) = arg_of(m, o) {
-                    m.replace_all_uses(o, v);
-                }
-                m.remove(o);
-            }
+            // The argument replaces the load; debug names of the load go with it (as the copy
+            // path drops them), rather than move to the argument.
+            OpCode::ParamLoad => match arg_of(m, o) {
+                Some(v) => replace_value(m, o, v),
+                None => m.remove(o),
+            },
             opcode => {
                 if opcode == OpCode::Label {
                     block = Some(o);

@@ -61,7 +61,7 @@ impl DomTree {
             t.rpo.push(entry);
             return t;
         }
-        let rpo = reverse_post_order(cfg, entry, Vec::with_capacity(n));
+        let rpo = reverse_post_order(cfg, entry);
         let idom = immediate_dominators(cfg, &rpo);
         for (i, &b) in rpo.iter().enumerate() {
             t.nodes[b.index()].reachable = true;
@@ -210,11 +210,11 @@ fn intersect(idom: &[u32], mut a: u32, mut b: u32) -> u32 {
     a
 }
 
-/// The reachable blocks in reverse post-order; `stack` is an empty buffer to reuse.
-fn reverse_post_order(cfg: &Cfg, entry: Block, mut stack: Vec<(Block, usize)>) -> Vec<Block> {
+/// The reachable blocks in reverse post-order.
+fn reverse_post_order(cfg: &Cfg, entry: Block) -> Vec<Block> {
     let mut seen = vec![false; cfg.len()];
     let mut post = Vec::with_capacity(cfg.len());
-    stack.clear();
+    let mut stack: Vec<(Block, usize)> = Vec::with_capacity(cfg.len());
     stack.push((entry, 0));
     seen[entry.index()] = true;
     while let Some(&mut (b, ref mut i)) = stack.last_mut() {
