@@ -8,19 +8,30 @@
 //! fp16 maximum 65504 with room for rounding), and as *never zero* only while it stays at least
 //! 2⁻¹⁴ (the smallest normal fp16) away from 0, because a smaller value may flush to zero in fp16.
 //! Computed bounds are widened outwards by 1% (transcendental units and fp16 rounding), so that
-//! the facts survive any rounding a target does.
+//! the facts survive any rounding a target does. A bound past the finite limit is made infinite,
+//! so every finite bound is one that no target overflows.
 //!
 //! **Transfer functions.** Constants are points. `FClamp`, `FMin`, `FMax` follow the
 //! interpreter's rules (a NaN operand yields the other operand, `max(−0, +0) = +0`); `FAbs`,
 //! `FNeg`, `FAdd`/`FSub`/`FMul`/`FMad`/`FDot`/`FDotAdd` (and their legacy forms), `FFract`,
-//! `FRound`, `FSin`/`FCos`, `FSqrt`, `FRsq`, `FRcp`, `FExp2`, `FLog2` use interval arithmetic
-//! once their operands are finite; `Select` joins; `CompositeConstruct` / `CompositeExtract`
-//! move components. Everything else — inputs, uniforms, texture samples, phis — is unknown:
-//! an application can hand the shader any value, including inf and NaN.
+//! `FRound`, `FSin`/`FCos`, `FSqrt`, `FRsq`, `FRcp`, `FExp2`, `FLog2` use interval arithmetic;
+//! where an interval is unbounded they still track NaN (a sum is NaN only from a NaN operand or
+//! `inf − inf`, a product only from `0 · inf`, `rsq`/`log2`/`sqrt` only below zero, `rcp` and
+//! `exp2` never), so that an `exp2` of anything not NaN is known to be `≥ 0` and never NaN. A
+//! value times itself (by `same_value`) is a square, never negative. `Select` joins;
+//! `CompositeConstruct` / `CompositeExtract` move components. Everything else — inputs,
+//! uniforms, texture samples, phis — is unknown: an application can hand the shader any value,
+//! including inf and NaN.
+//!
+//! **Finite mode** ([`analyze_with`]). Under `legacy-mul=finite` the legacy products multiply
+//! factors clamped to `±B`; the facts follow that rule, and know that a vector scaled by the
+//! reciprocal square root of its own squared length stays within `±B · 2⁻⁷` ([`normalizes`]).
 //!
 //! One forward walk in program order: SSA defs dominate their uses, so every operand outside a
 //! loop is known when it is read; a value not computed yet (a phi's back edge) is unknown.
 
+use crate::lower_legacy::max_finite;
+use irc_ir::analysis::same_value::{same_value, SAME_VALUE_DEPTH};
 use irc_ir::format::{Arith, Clamp, CompositeConstruct, CompositeExtract, Constant, Dot, Select};
 use irc_ir::{EntityRef, Module, OpCode, ScalarType, SsaDef};
 use smallvec::SmallVec;
@@ -144,14 +155,25 @@ impl FloatFacts {
     }
 }
 
-/// Computes the facts of every float value of `m`.
+/// Computes the facts of every float value of `m`, legacy products by the exact D3D9 rule
+/// (which agrees with the IEEE product on the finite factors the facts reason about).
 pub fn analyze(m: &Module) -> FloatFacts {
+    analyze_with(m, None)
+}
+
+/// Computes the facts of every float value of `m`; with `finite_bound = Some(B)`, legacy
+/// products (`FMulLegacy`, `FMadLegacy`, `FDotLegacy`, `FDotAddLegacy`) follow the `finite`
+/// mode of `lower-legacy`: IEEE products of factors clamped to `±B` (capped at the largest
+/// finite value of the op's type), a NaN factor becoming `−B`. So a product of an unknown
+/// value and a constant within about `±0.9` is finite for `B = 65504`, where the exact rule
+/// knows nothing.
+pub fn analyze_with(m: &Module, finite_bound: Option<f64>) -> FloatFacts {
     let mut facts = FloatFacts {
         slots: vec![(0, 0); m.id_bound()],
         data: Vec::with_capacity(m.len()),
     };
     for d in m.iter() {
-        if let Some(f) = transfer(m, &facts, d) {
+        if let Some(f) = transfer(m, &facts, d, finite_bound) {
             let start = facts.data.len() as u32;
             facts.data.extend_from_slice(&f);
             facts.slots[d.index()] = (start, f.len() as u32);
@@ -194,12 +216,33 @@ fn constant(m: &Module, d: SsaDef) -> Option<Facts> {
         .collect()
 }
 
-fn transfer(m: &Module, facts: &FloatFacts, d: SsaDef) -> Option<Facts> {
+fn transfer(m: &Module, facts: &FloatFacts, d: SsaDef, finite_bound: Option<f64>) -> Option<Facts> {
     let n = float_lanes(m, d);
     if n == 0 {
         return None;
     }
     let op = m.op(d);
+    // The product of a legacy op: under the finite mode, of the factors clamped to `±B`.
+    let scalar = op.ty.as_basic()?.scalar_type();
+    let legacy_bound = finite_bound.map(|b| b.min(max_finite(scalar)));
+    // A product of lanes `x` and `y`; `square`: of a value with itself; `legacy`: a legacy
+    // product (under the finite mode, of the factors clamped to `±B`).
+    let product = |legacy: bool, square: bool, x: Fact, y: Fact| -> Fact {
+        match (square, legacy_bound.filter(|_| legacy)) {
+            (false, None) => mul(x, y),
+            (false, Some(b)) => clamped_mul(x, y, b),
+            (true, None) if x.nan => Fact::TOP,
+            (true, None) => square_of(x.lo, x.hi),
+            (true, Some(b)) => {
+                let (lo, hi) = clamped(x, b);
+                square_of(lo, hi)
+            }
+        }
+    };
+    let same = |a: Option<SsaDef>, b: Option<SsaDef>| {
+        a.zip(b)
+            .is_some_and(|(a, b)| same_value(m, a, b, SAME_VALUE_DEPTH))
+    };
     // Lane `i` of operand `v` (unknown for a missing operand). The transfer functions read
     // the operand lanes in place and build only the result.
     let get = |v: Option<SsaDef>, i: usize| v.map_or(Fact::TOP, |v| facts.get(v, i));
@@ -274,26 +317,59 @@ fn transfer(m: &Module, facts: &FloatFacts, d: SsaDef) -> Option<Facts> {
                 },
             )
         }),
-        OpCode::FMul | OpCode::FMulLegacy => map2(ar.a(), ar.b(), &mul),
+        OpCode::FMul => {
+            let sq = same(ar.a(), ar.b());
+            map2(ar.a(), ar.b(), &|x, y| product(false, sq, x, y))
+        }
+        OpCode::FMulLegacy => {
+            let (a, b_op) = (ar.a()?, ar.b()?);
+            let sq = same(Some(a), Some(b_op));
+            (0..n)
+                .map(|i| {
+                    let f = product(true, sq, facts.get(a, i), facts.get(b_op, i));
+                    match legacy_bound {
+                        Some(b)
+                            if !f.finite()
+                                && (normalizes(m, a, b_op, i) || normalizes(m, b_op, a, i)) =>
+                        {
+                            let limit = normalized_limit(b);
+                            Fact::computed(-limit, limit)
+                        }
+                        _ => f,
+                    }
+                })
+                .collect()
+        }
         OpCode::FMad | OpCode::FMadLegacy => {
             let (x, y, z) = (ar.a(), ar.b(), ar.c());
+            let (legacy, sq) = (op.opcode == OpCode::FMadLegacy, same(x, y));
             (0..n)
-                .map(|i| add(mul(get(x, i), get(y, i)), get(z, i)))
+                .map(|i| add(product(legacy, sq, get(x, i), get(y, i)), get(z, i)))
                 .collect()
         }
         OpCode::FDot | OpCode::FDotLegacy | OpCode::FDotAdd | OpCode::FDotAddLegacy => {
+            let legacy = matches!(op.opcode, OpCode::FDotLegacy | OpCode::FDotAddLegacy);
             let dot = Dot::of(op);
             let (a, b) = (dot.a()?, dot.b()?);
+            let sq = same(Some(a), Some(b));
             let k = float_lanes(m, a);
             let mut acc = match dot.add() {
                 Some(c) => facts.get(c, 0),
                 None => Fact::point(0.0),
             };
             for i in 0..k {
-                acc = add(mul(facts.get(a, i), facts.get(b, i)), acc);
+                acc = add(product(legacy, sq, facts.get(a, i), facts.get(b, i)), acc);
             }
             [acc].into_iter().collect()
         }
+        // Under the finite mode `exp2(clamp(b) · clamp(log2(a)))`: a product of finite factors
+        // is never NaN, so the power is never NaN and never negative.
+        OpCode::FPowLegacy if legacy_bound.is_some() => (0..n)
+            .map(|_| Fact {
+                neg_zero: false,
+                ..Fact::computed(0.0, f64::INFINITY)
+            })
+            .collect(),
         OpCode::FFract => map1(ar.a(), &|x| {
             if x.finite() {
                 Fact::computed(0.0, 1.0)
@@ -316,7 +392,8 @@ fn transfer(m: &Module, facts: &FloatFacts, d: SsaDef) -> Option<Facts> {
             }
         }),
         OpCode::FSqrt => map1(ar.a(), &|x| {
-            if x.finite() && x.lo >= 0.0 {
+            if !x.nan && x.lo >= 0.0 {
+                // `sqrt(−0) = −0`, `sqrt(inf) = inf`: never NaN.
                 Fact {
                     neg_zero: x.neg_zero,
                     ..Fact::computed(x.lo.sqrt(), x.hi.sqrt())
@@ -328,6 +405,24 @@ fn transfer(m: &Module, facts: &FloatFacts, d: SsaDef) -> Option<Facts> {
         OpCode::FRsq => map1(ar.a(), &|x| {
             if x.finite() && x.lo >= ZERO_MARGIN {
                 Fact::computed(1.0 / x.hi.sqrt(), 1.0 / x.lo.sqrt())
+            } else if !x.nan && x.lo >= 0.0 {
+                // Never NaN: `rsq(+0) = inf`, `rsq(−0) = −inf`, `rsq(inf) = +0`.
+                let hi = if x.lo >= ZERO_MARGIN {
+                    1.0 / x.lo.sqrt()
+                } else {
+                    f64::INFINITY
+                };
+                let lo = if x.neg_zero {
+                    f64::NEG_INFINITY
+                } else if may_inf_pos(x) {
+                    0.0
+                } else {
+                    1.0 / x.hi.sqrt()
+                };
+                Fact {
+                    neg_zero: false,
+                    ..Fact::computed(lo, hi)
+                }
             } else {
                 Fact::TOP
             }
@@ -335,12 +430,20 @@ fn transfer(m: &Module, facts: &FloatFacts, d: SsaDef) -> Option<Facts> {
         OpCode::FRcp => map1(ar.a(), &|x| {
             if x.finite() && x.never_zero() {
                 Fact::computed(1.0 / x.hi, 1.0 / x.lo)
+            } else if !x.nan {
+                // Never NaN: `rcp(±0) = ±inf`, `rcp(±inf) = ±0`.
+                let sign_clear = x.lo >= 0.0 && !x.neg_zero;
+                Fact::computed(
+                    if sign_clear { 0.0 } else { f64::NEG_INFINITY },
+                    f64::INFINITY,
+                )
             } else {
                 Fact::TOP
             }
         }),
         OpCode::FExp2 => map1(ar.a(), &|x| {
-            if x.finite() {
+            if !x.nan {
+                // `exp2(−inf) = +0`, `exp2(inf) = inf`; never NaN, never −0.
                 Fact {
                     neg_zero: false,
                     ..Fact::computed(x.lo.exp2(), x.hi.exp2())
@@ -352,6 +455,17 @@ fn transfer(m: &Module, facts: &FloatFacts, d: SsaDef) -> Option<Facts> {
         OpCode::FLog2 => map1(ar.a(), &|x| {
             if x.finite() && x.lo >= ZERO_MARGIN {
                 Fact::computed(x.lo.log2(), x.hi.log2())
+            } else if !x.nan && x.lo >= 0.0 {
+                // `log2(±0) = −inf`, `log2(inf) = inf`; never NaN, never −0.
+                let lo = if x.lo >= ZERO_MARGIN {
+                    x.lo.log2()
+                } else {
+                    f64::NEG_INFINITY
+                };
+                Fact {
+                    neg_zero: false,
+                    ..Fact::computed(lo, x.hi.log2())
+                }
             } else {
                 Fact::TOP
             }
@@ -398,21 +512,178 @@ fn fmax(x: Fact, y: Fact) -> Fact {
     }
 }
 
-fn add(x: Fact, y: Fact) -> Fact {
-    if !x.finite() || !y.finite() {
-        return Fact::TOP;
-    }
-    Fact::computed(x.lo + y.lo, x.hi + y.hi)
+/// May be `+inf` on some target (an upper bound past [`FINITE_LIMIT`]: fp16 overflows there).
+fn may_inf_pos(f: Fact) -> bool {
+    f.hi > FINITE_LIMIT
 }
 
+/// May be `−inf` on some target.
+fn may_inf_neg(f: Fact) -> bool {
+    f.lo < -FINITE_LIMIT
+}
+
+/// The sum: intervals add (an infinite bound stays infinite), NaN only from a NaN operand or
+/// `inf − inf`.
+fn add(x: Fact, y: Fact) -> Fact {
+    if x.nan || y.nan || (may_inf_pos(x) && may_inf_neg(y)) || (may_inf_neg(x) && may_inf_pos(y)) {
+        return Fact::TOP;
+    }
+    let sum = Fact::computed(x.lo + y.lo, x.hi + y.hi);
+    if x.lo >= 0.0 && y.lo >= 0.0 {
+        // A sum of values ≥ ±0 is −0 only as `−0 + −0`.
+        Fact {
+            neg_zero: x.neg_zero && y.neg_zero,
+            ..sum
+        }
+    } else {
+        sum
+    }
+}
+
+/// The product: the corners bound it, NaN only from a NaN operand or `0 · inf` (a factor
+/// that may flush to zero on fp16 counts as one that may be zero).
 fn mul(x: Fact, y: Fact) -> Fact {
-    if !x.finite() || !y.finite() {
+    let may_inf = |f: Fact| may_inf_pos(f) || may_inf_neg(f);
+    if x.nan || y.nan || (!x.never_zero() && may_inf(y)) || (may_inf(x) && !y.never_zero()) {
         return Fact::TOP;
     }
     let c = [x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi];
     let lo = c.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = c.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     Fact::computed(lo, hi)
+}
+
+/// The largest magnitude of a finite-mode normalized component ([`normalizes`]) with the
+/// bound `b`: `b · 2⁻⁷` (512 for fp16's 65504; for an f32 bound, far past the finite limit),
+/// at least 1.
+fn normalized_limit(b: f64) -> f64 {
+    (b / 128.0).max(1.0)
+}
+
+/// Whether lane `i` of the legacy product `v · r` is a component of a vector scaled by the
+/// reciprocal square root of its own squared length: lane `i` of `v` is some lane of `x`, and
+/// lane `i` of `r` is `FRsq(FDot(x, x))` (or of its `FAbs`; either dot, legacy or not).
+///
+/// Under the finite mode the product is of the factors clamped to `±B`, so it never exceeds
+/// [`normalized_limit`] and is never NaN, on every target: with `c` the clamped `x` and
+/// `S = c·c` (as the target rounds it),
+/// - `S` normal and finite: `S ≥ cᵢ²` up to rounding, so `|cᵢ · rsq(S)| ≤ 1` (plus the rsq
+///   unit's error);
+/// - `S = +inf` (fp16 overflow): `rsq(S) = 0`, the product is ±0;
+/// - `S = 0` (every square flushed or underflowed: every `|cᵢ| < 2⁻⁷` in fp16, far less in
+///   f32): `rsq(0) = inf` clamps to `B`, so `|cᵢ · B| < B · 2⁻⁷` (512 for `B = 65504`);
+/// - `c` is finite, so `S` is never NaN (a sum of squares) and neither is the product.
+fn normalizes(m: &Module, v: SsaDef, r: SsaDef, i: usize) -> bool {
+    let Some((s, None)) = lane(m, r, i) else {
+        return false;
+    };
+    if m.opcode(s) != OpCode::FRsq {
+        return false;
+    }
+    let Some(mut d) = Arith::of(m.op(s)).a() else {
+        return false;
+    };
+    if m.opcode(d) == OpCode::FAbs {
+        let Some(inner) = Arith::of(m.op(d)).a() else {
+            return false;
+        };
+        d = inner;
+    }
+    if !matches!(m.opcode(d), OpCode::FDot | OpCode::FDotLegacy) {
+        return false;
+    }
+    let dot = Dot::of(m.op(d));
+    let (Some(x), Some(y)) = (dot.a(), dot.b()) else {
+        return false;
+    };
+    if !same_value(m, x, y, SAME_VALUE_DEPTH) {
+        return false;
+    }
+    let Some(vi) = lane(m, v, i) else {
+        return false;
+    };
+    (0..float_lanes(m, x)).any(|j| lane(m, x, j).is_some_and(|xj| same_lane(m, vi, xj)))
+}
+
+/// Lane `i` of `v` as a scalar value `(s, None)` where one defines it (a scalar, a member of
+/// a construct of scalars, an extract), else `(vector, Some(i))`.
+fn lane(m: &Module, v: SsaDef, i: usize) -> Option<(SsaDef, Option<usize>)> {
+    let lanes = float_lanes(m, v);
+    if lanes == 0 || i >= lanes {
+        return None;
+    }
+    if lanes == 1 {
+        return Some(scalar_lane(m, v));
+    }
+    if m.opcode(v) == OpCode::CompositeConstruct {
+        let members: SmallVec<[SsaDef; 4]> = CompositeConstruct::of(m.op(v))
+            .members()
+            .iter()
+            .map(|o| o.as_ref())
+            .collect::<Option<_>>()?;
+        if members.len() == lanes {
+            return Some(scalar_lane(m, members[i]));
+        }
+    }
+    Some((v, Some(i)))
+}
+
+/// A scalar `s` as a lane: `CompositeExtract(w, k)` of a float vector is lane `k` of `w`
+/// (itself resolved through a construct).
+fn scalar_lane(m: &Module, s: SsaDef) -> (SsaDef, Option<usize>) {
+    if m.opcode(s) == OpCode::CompositeExtract {
+        let ce = CompositeExtract::of(m.op(s));
+        if let (Some(w), Some(a)) = (ce.composite(), ce.address()) {
+            let k = Constant::try_of(m.op(a)).and_then(|c| c.scalar(0));
+            if let Some(k) = k.filter(|_| m.op(a).ty.as_scalar().is_some()) {
+                let k = k as usize;
+                let width = float_lanes(m, w);
+                if width > 1 && k < width {
+                    return lane(m, w, k).unwrap_or((w, Some(k)));
+                }
+            }
+        }
+    }
+    (s, None)
+}
+
+fn same_lane(m: &Module, a: (SsaDef, Option<usize>), b: (SsaDef, Option<usize>)) -> bool {
+    a.1 == b.1 && same_value(m, a.0, b.0, SAME_VALUE_DEPTH)
+}
+
+/// The IEEE product of `x` and `y` clamped to `±b` each (a NaN factor becomes `−b`, the
+/// clamp's rule). The clamped factors lie within `±b` on every target (`b` is representable
+/// there), so the corners bound the product even where `b` exceeds [`FINITE_LIMIT`].
+fn clamped_mul(x: Fact, y: Fact, b: f64) -> Fact {
+    let ((xl, xh), (yl, yh)) = (clamped(x, b), clamped(y, b));
+    let c = [xl * yl, xl * yh, xh * yl, xh * yh];
+    let lo = c.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = c.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Fact::computed(lo, hi)
+}
+
+/// The bounds of `x` clamped to `±b` (a NaN becomes `−b`).
+fn clamped(x: Fact, b: f64) -> (f64, f64) {
+    if x.finite() {
+        (x.lo, x.hi)
+    } else {
+        let lo = if x.nan { -b } else { x.lo.max(-b) };
+        (lo.min(b), x.hi.min(b).max(-b).max(lo))
+    }
+}
+
+/// The square of a value in `[lo, hi]` (never NaN: `inf · inf = inf`, never `−0`).
+fn square_of(lo: f64, hi: f64) -> Fact {
+    let (a, b) = (lo * lo, hi * hi);
+    let low = if lo <= 0.0 && hi >= 0.0 {
+        0.0
+    } else {
+        a.min(b)
+    };
+    Fact {
+        neg_zero: false,
+        ..Fact::computed(low, a.max(b))
+    }
 }
 
 #[cfg(test)]
@@ -449,6 +720,62 @@ mod tests {
         let p = mul(Fact::point(0.01), Fact::point(0.005));
         assert!(!p.never_zero(), "{p:?}");
         assert!(mul(Fact::point(2.0), Fact::point(3.0)).never_zero());
+    }
+
+    #[test]
+    fn sums_and_products_of_unbounded_values_track_nan() {
+        let at_least_one = Fact {
+            hi: f64::INFINITY,
+            ..Fact::point(1.0)
+        };
+        // [1, inf] + [2, 3] is never NaN and at least 3 (less 1%).
+        let s = add(at_least_one, Fact::computed(2.0, 3.0));
+        assert!(!s.nan && s.lo >= 2.9 && s.hi.is_infinite(), "{s:?}");
+        // inf − inf is NaN.
+        assert!(
+            add(
+                at_least_one,
+                Fact {
+                    lo: f64::NEG_INFINITY,
+                    ..Fact::point(0.0)
+                }
+            )
+            .nan
+        );
+        // [1, inf] · [2, 3] never NaN; [1, inf] · [0, 1] may be 0 · inf.
+        assert!(!mul(at_least_one, Fact::point(2.0)).nan);
+        assert!(mul(at_least_one, Fact::computed(0.0, 1.0)).nan);
+        // A factor that flushes to zero in fp16 counts as zero.
+        assert!(mul(at_least_one, Fact::point(1.0e-6)).nan);
+        // Constants past the fp16 range are infinite there: their sum may be inf − inf.
+        assert!(add(Fact::point(1.0e30), Fact::point(-1.0e30)).nan);
+    }
+
+    #[test]
+    fn clamped_products_are_bounded() {
+        // Under the finite mode an unknown factor is within ±65504: times 0.5 it is finite.
+        let half = clamped_mul(Fact::TOP, Fact::point(0.5), 65504.0);
+        assert!(half.finite(), "{half:?}");
+        // Times 2 it may overflow fp16, and times another unknown too; but never NaN.
+        let twice = clamped_mul(Fact::TOP, Fact::point(2.0), 65504.0);
+        assert!(!twice.finite() && !twice.nan, "{twice:?}");
+        assert!(!clamped_mul(Fact::TOP, Fact::TOP, 65504.0).nan);
+        // A NaN factor becomes −B: the product keeps the sign rule of the corners.
+        let nan_pos = Fact {
+            nan: true,
+            ..Fact::point(1.0)
+        };
+        let p = clamped_mul(nan_pos, Fact::point(1.0e-3), 65504.0);
+        assert!(p.finite() && p.lo <= -65.0 && p.hi >= 1.0e-3, "{p:?}");
+    }
+
+    #[test]
+    fn squares_are_never_negative_and_never_nan() {
+        let (lo, hi) = clamped(Fact::TOP, 65504.0);
+        let sq = square_of(lo, hi);
+        assert!(!sq.nan && sq.lo >= 0.0 && !sq.neg_zero, "{sq:?}");
+        let sq = square_of(-3.0, -2.0);
+        assert!(sq.lo >= 3.9 && sq.hi <= 9.1, "{sq:?}");
     }
 
     #[test]

@@ -70,7 +70,7 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
         })
         .collect();
     let mut limiter =
-        (cx.legacy_mul_finite && !work.is_empty()).then(|| legacy_finite::Limiter::new(m));
+        (cx.legacy_mul_finite && !work.is_empty()).then(|| legacy_finite::Limiter::new(m, cx));
     for &d in &work {
         lower(m, cx, limiter.as_mut(), d)?;
     }
