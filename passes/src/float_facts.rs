@@ -512,15 +512,21 @@ fn fmax(x: Fact, y: Fact) -> Fact {
     }
 }
 
-/// May be `+inf` on some target (an upper bound past [`FINITE_LIMIT`]: fp16 overflows there).
+/// May be `+inf` on some target: an upper bound past fp16's largest finite value. A computed
+/// bound past [`FINITE_LIMIT`] is already infinite ([`Fact::computed`]), so a finite bound
+/// above that limit is an exact one (a constant, a clamp's limit), and every target holds a
+/// value up to 65504 without overflow.
 fn may_inf_pos(f: Fact) -> bool {
-    f.hi > FINITE_LIMIT
+    f.hi > F16_MAX
 }
 
 /// May be `−inf` on some target.
 fn may_inf_neg(f: Fact) -> bool {
-    f.lo < -FINITE_LIMIT
+    f.lo < -F16_MAX
 }
+
+/// The largest finite fp16 value.
+const F16_MAX: f64 = 65504.0;
 
 /// The sum: intervals add (an infinite bound stays infinite), NaN only from a NaN operand or
 /// `inf − inf`.
@@ -749,6 +755,12 @@ mod tests {
         assert!(mul(at_least_one, Fact::point(1.0e-6)).nan);
         // Constants past the fp16 range are infinite there: their sum may be inf − inf.
         assert!(add(Fact::point(1.0e30), Fact::point(-1.0e30)).nan);
+        // Values clamped to ±65504 are finite everywhere: their product is never NaN (it may
+        // overflow), the sum of two such products may be inf − inf.
+        let b = fmin(fmax(Fact::TOP, Fact::point(-65504.0)), Fact::point(65504.0));
+        let p = mul(b, b);
+        assert!(!p.nan && !p.finite(), "{p:?}");
+        assert!(add(p, p).nan);
     }
 
     #[test]

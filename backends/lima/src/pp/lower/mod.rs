@@ -117,6 +117,8 @@ pub(crate) struct Lower<'a> {
     /// Whole-vector varying loads already made in a block: (block, slot) → (register,
     /// components loaded), reused by every later load of that slot in the block.
     pub varying_loads: FxHashMap<(usize, u32), (VReg, u8)>,
+    /// The module's float facts, computed on first use ([`Lower::facts`]).
+    facts: Option<irc_passes::float_facts::FloatFacts>,
 }
 
 impl<'a> Lower<'a> {
@@ -149,7 +151,15 @@ impl<'a> Lower<'a> {
             phis: FxHashMap::default(),
             producer: FxHashMap::default(),
             varying_loads: FxHashMap::default(),
+            facts: None,
         })
+    }
+
+    /// The float facts of the module (`irc_passes::float_facts`), analysed once.
+    pub fn facts(&mut self) -> &irc_passes::float_facts::FloatFacts {
+        let m = self.m;
+        self.facts
+            .get_or_insert_with(|| irc_passes::float_facts::analyze(m))
     }
 
     pub fn diag(&self, d: SsaDef, msg: impl Into<String>) -> Diagnostic {

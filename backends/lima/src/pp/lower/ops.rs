@@ -745,7 +745,9 @@ impl Lower<'_> {
         // against 0 and 1 arrive as such selects). No select group, so no scalarization and
         // no `^fmul` condition: the compare runs in any unit, vectors stay whole. (`not` in a
         // mul unit measured better than `1 − c` in an add unit: 14,782 against 14,882
-        // instructions over the D3D9 pixel shaders.)
+        // instructions over the D3D9 pixel shaders.) Where the negated comparison is itself
+        // one ([`Lower::inverse_compare`]), that comparison replaces compare + `not`: D3D9
+        // pixel shaders 14,261 → 13,742 instructions (`ieee`: 10,713 → 10,495).
         if c.iter().all(|&s| self.is_compare_result(s)) {
             let cond: Comps = (0..usize::from(width))
                 .map(|i| c.get(i).copied().unwrap_or(c[0]))
@@ -754,6 +756,9 @@ impl Lower<'_> {
                 return Ok(cond);
             }
             if is_const(&a, 0.0) && is_const(&b, 1.0) {
+                if let Some(inverse) = self.inverse_compare(sel.cond(), width)? {
+                    return Ok(inverse);
+                }
                 return Ok(self.alu(Alu::Not, &[&cond], width));
             }
         }
@@ -787,6 +792,59 @@ impl Lower<'_> {
 
     /// True if `c` reads, unmodified, the result of a comparison op (`gt`, `ge`, `eq`, `ne`:
     /// exactly 1.0 or 0.0 in every lane).
+    /// `not(cond)` as one comparison, where the IR condition `cond` is a float comparison
+    /// whose negation is one: `FEq` ↔ `FNe` always (`FNe` is unordered: NaN compares unequal),
+    /// `FGe`/`FGt`/`FLe`/`FLt` when neither operand can be NaN (then `not(a ≥ b)` is `b > a`).
+    fn inverse_compare(
+        &mut self,
+        cond: Option<SsaDef>,
+        width: u8,
+    ) -> Result<Option<Comps>, Diagnostic> {
+        let Some(c) = cond else {
+            return Ok(None);
+        };
+        let opcode = self.m.opcode(c);
+        let bin = Arith::of(self.m.op(c));
+        let (Some(x), Some(y)) = (bin.a(), bin.b()) else {
+            return Ok(None);
+        };
+        let ordered = matches!(
+            opcode,
+            OpCode::FGe | OpCode::FGt | OpCode::FLe | OpCode::FLt
+        );
+        if ordered {
+            let m = self.m;
+            let lanes = |v: SsaDef| m.ty(v).as_basic().map_or(1, |t| usize::from(t.vec_size()));
+            let (nx, ny) = (lanes(x), lanes(y));
+            let facts = self.facts();
+            let never_nan = |v: SsaDef, n: usize| (0..n).all(|i| !facts.get(v, i).nan);
+            if !(never_nan(x, nx) && never_nan(y, ny)) {
+                return Ok(None);
+            }
+        }
+        let (alu, first, second) = match opcode {
+            OpCode::FEq => (Alu::Ne, x, y),
+            OpCode::FNe => (Alu::Eq, x, y),
+            // not(x ≥ y) = y > x, not(x > y) = y ≥ x, not(x ≤ y) = x > y, not(x < y) = x ≥ y.
+            OpCode::FGe => (Alu::Gt, y, x),
+            OpCode::FGt => (Alu::Ge, y, x),
+            OpCode::FLe => (Alu::Gt, x, y),
+            OpCode::FLt => (Alu::Ge, x, y),
+            _ => return Ok(None),
+        };
+        let (a, b) = (self.value(first)?, self.value(second)?);
+        let w = a.len().min(b.len());
+        if w != usize::from(width) && w != 1 {
+            return Ok(None);
+        }
+        let r = self.alu(alu, &[&a, &b], w as u8);
+        Ok(Some(
+            (0..usize::from(width))
+                .map(|i| r.get(i).copied().unwrap_or(r[0]))
+                .collect(),
+        ))
+    }
+
     fn is_compare_result(&self, c: Src) -> bool {
         let Operand::Reg(v, swz) = c.op else {
             return false;
