@@ -553,10 +553,35 @@ fn mul(x: Fact, y: Fact) -> Fact {
     if x.nan || y.nan || (!x.never_zero() && may_inf(y)) || (may_inf(x) && !y.never_zero()) {
         return Fact::TOP;
     }
-    let c = [x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi];
+    product_of((x.lo, x.hi), (y.lo, y.hi))
+}
+
+/// The product of two never-NaN values in `[xl, xh]` and `[yl, yh]` (no `0 · inf`): the
+/// corners, widened, except that a factor within `±1` never makes the product larger than
+/// the other factor's bound (rounding is monotonic: `|fl(x·y)| ≤ |y|` when `|x| ≤ 1`), so
+/// that bound holds unwidened, even past [`FINITE_LIMIT`] (the bound is then exact, at most
+/// 65504 or infinite).
+fn product_of((xl, xh): (f64, f64), (yl, yh): (f64, f64)) -> Fact {
+    let c = [xl * yl, xl * yh, xh * yl, xh * yh];
     let lo = c.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = c.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    Fact::computed(lo, hi)
+    let unit = |l: f64, h: f64| l >= -1.0 && h <= 1.0;
+    let magnitude = |l: f64, h: f64| l.abs().max(h.abs());
+    let cap = match (unit(xl, xh), unit(yl, yh)) {
+        (true, true) => 1.0,
+        (true, false) => magnitude(yl, yh),
+        (false, true) => magnitude(xl, xh),
+        (false, false) => f64::INFINITY,
+    };
+    let f = Fact::computed(lo, hi);
+    if cap > F16_MAX {
+        return f;
+    }
+    Fact {
+        lo: f.lo.max(-cap),
+        hi: f.hi.min(cap),
+        ..f
+    }
 }
 
 /// The largest magnitude of a finite-mode normalized component ([`normalizes`]) with the
@@ -661,11 +686,7 @@ fn same_lane(m: &Module, a: (SsaDef, Option<usize>), b: (SsaDef, Option<usize>))
 /// clamp's rule). The clamped factors lie within `±b` on every target (`b` is representable
 /// there), so the corners bound the product even where `b` exceeds [`FINITE_LIMIT`].
 fn clamped_mul(x: Fact, y: Fact, b: f64) -> Fact {
-    let ((xl, xh), (yl, yh)) = (clamped(x, b), clamped(y, b));
-    let c = [xl * yl, xl * yh, xh * yl, xh * yh];
-    let lo = c.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = c.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    Fact::computed(lo, hi)
+    product_of(clamped(x, b), clamped(y, b))
 }
 
 /// The bounds of `x` clamped to `±b` (a NaN becomes `−b`).
@@ -779,6 +800,20 @@ mod tests {
         };
         let p = clamped_mul(nan_pos, Fact::point(1.0e-3), 65504.0);
         assert!(p.finite() && p.lo <= -65.0 && p.hi >= 1.0e-3, "{p:?}");
+    }
+
+    #[test]
+    fn a_factor_within_one_never_enlarges_the_other() {
+        // sat(x) · clamp(y, ±65504) stays within ±65504 exactly (no widening past it).
+        let sat = fmin(fmax(Fact::TOP, Fact::point(0.0)), Fact::point(1.0));
+        let p = clamped_mul(sat, Fact::TOP, 65504.0);
+        assert!(!p.nan && p.lo == -65504.0 && p.hi == 65504.0, "{p:?}");
+        // Both within one: within one.
+        let q = mul(fmax(sat, Fact::point(-1.0)), Fact::point(0.5));
+        assert!(q.lo >= -1.0 && q.hi <= 1.0, "{q:?}");
+        // Without a unit factor the bound widens (and past the finite limit, goes infinite).
+        let r = mul(Fact::point(2.0), Fact::computed(0.0, 40000.0));
+        assert!(r.hi.is_infinite(), "{r:?}");
     }
 
     #[test]

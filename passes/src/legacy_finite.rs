@@ -83,6 +83,8 @@ fn bound(cx: &PassContext, s: ScalarType) -> f64 {
 /// - on vector machines `CompositeExtract(v, i)` reads lane `i` of `v` limited whole (one
 ///   vector clamp serves every swizzle of `v`).
 pub(crate) struct Limiter {
+    /// `B` before the type's own limit ([`target_bound`]).
+    target_bound: f64,
     facts: FloatFacts,
     limited: FxHashMap<SsaDef, SsaDef>,
     /// Values made by this lowering that stay within `±B` (never NaN): the limited values,
@@ -94,6 +96,7 @@ impl Limiter {
     /// A limiter for `m` (analyses its float facts).
     pub(crate) fn new(m: &Module, cx: &PassContext) -> Limiter {
         Limiter {
+            target_bound: target_bound(&cx.caps),
             facts: float_facts::analyze_with(m, Some(target_bound(&cx.caps))),
             limited: FxHashMap::default(),
             bounded: FxHashSet::default(),
@@ -102,7 +105,13 @@ impl Limiter {
 
     /// Every lane of `x` is NaN-free and inside `±B` (the clamp is the identity on it).
     fn finite(&self, m: &Module, x: SsaDef) -> bool {
-        self.bounded.contains(&x) || self.all_lanes(m, x, |f| f.finite())
+        let b = self.bound_of(m, x);
+        self.bounded.contains(&x) || self.all_lanes(m, x, |f| !f.nan && f.lo >= -b && f.hi <= b)
+    }
+
+    /// `B` for the type of `x`.
+    fn bound_of(&self, m: &Module, x: SsaDef) -> f64 {
+        max_finite(scalar_of(m.ty(x))).min(self.target_bound)
     }
 
     fn all_lanes(&self, m: &Module, x: SsaDef, p: impl Fn(Fact) -> bool) -> bool {
