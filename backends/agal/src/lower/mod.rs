@@ -24,6 +24,7 @@ mod flow;
 mod fuse;
 mod geometry;
 pub mod io;
+mod negated_compare;
 pub mod relative;
 mod round;
 
@@ -244,6 +245,7 @@ pub fn lower(
         gathered: Vec::new(),
         branches: mode == FlowMode::Branched,
         frames: Vec::new(),
+        facts: None,
     };
     l.declare_outputs()?;
     l.lower_blocks(&cfg)?;
@@ -318,6 +320,17 @@ struct Lower<'a> {
     branches: bool,
     /// The open conditionals, innermost last ([`branch`]).
     frames: Vec<branch::Frame>,
+    /// The module's float facts, computed on first use ([`Lower::facts`]).
+    facts: Option<irc_passes::float_facts::FloatFacts>,
+}
+
+impl Lower<'_> {
+    /// The float facts of the module (`irc_passes::float_facts`), analysed once.
+    fn facts(&mut self) -> &irc_passes::float_facts::FloatFacts {
+        let m = self.m;
+        self.facts
+            .get_or_insert_with(|| irc_passes::float_facts::analyze(m))
+    }
 }
 
 /// Whether every component is the literal `x` (bit for bit: −0 is not 0).
@@ -889,6 +902,24 @@ impl Lower<'_> {
             }
             OpCode::Select => {
                 let v = Select::of(&op);
+                let zero_one = |x: Option<SsaDef>, k: f32| {
+                    x.is_some_and(|x| {
+                        irc_ir::format::Constant::try_of(self.m.op(x)).is_some_and(|c| {
+                            (0..usize::from(width.max(1)))
+                                .all(|i| c.scalar(i) == Some(u64::from(k.to_bits())))
+                        })
+                    })
+                };
+                let negated = match v.cond() {
+                    Some(c) if zero_one(v.if_true(), 0.0) && zero_one(v.if_false(), 1.0) => {
+                        self.negated_compare(c, width)?
+                    }
+                    _ => None,
+                };
+                if let Some(r) = negated {
+                    self.values.insert(d, r);
+                    return Ok(());
+                }
                 let (c, a, b) = (
                     self.val(d, v.cond())?,
                     self.val(d, v.if_true())?,

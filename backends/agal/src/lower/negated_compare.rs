@@ -1,0 +1,55 @@
+//! `c ? 0.0 : 1.0` of a comparison `c` as the negated comparison itself, where there is one.
+//!
+//! A select between 0.0 and 1.0 by a comparison is `1 − c` (one `sub` after the `s**`). When
+//! the negation of the comparison is itself a comparison, that comparison alone gives the
+//! result: `!(x == y)` is `sne` (`FNe` is unordered, so a NaN still gives 1), booleans' `==`
+//! and `!=` swap the same way, and the ordered ones swap (`!(x >= y)` is `slt x, y`) when
+//! neither side can be NaN (the float facts, `irc_passes::float_facts`, prove it).
+
+use irc_ir::format::Arith;
+use irc_ir::{OpCode, SsaDef};
+
+use super::{Comps, Lower};
+use crate::isa::Opcode;
+
+impl Lower<'_> {
+    /// The negation of the comparison `cond` as one comparison of `width` lanes, or `None`.
+    pub(super) fn negated_compare(
+        &mut self,
+        cond: SsaDef,
+        width: u8,
+    ) -> Result<Option<Comps>, irc_backend::Diagnostic> {
+        let m = self.m;
+        let op = m.op(cond);
+        let bin = Arith::of(op);
+        let (Some(x), Some(y)) = (bin.a(), bin.b()) else {
+            return Ok(None);
+        };
+        let (opcode, first, second) = match op.opcode {
+            OpCode::FEq | OpCode::BEq => (Opcode::Sne, x, y),
+            OpCode::FNe | OpCode::BNe => (Opcode::Seq, x, y),
+            // !(x < y) = x >= y, !(x >= y) = x < y, !(x > y) = y >= x, !(x <= y) = y < x.
+            OpCode::FLt => (Opcode::Sge, x, y),
+            OpCode::FGe => (Opcode::Slt, x, y),
+            OpCode::FGt => (Opcode::Sge, y, x),
+            OpCode::FLe => (Opcode::Slt, y, x),
+            _ => return Ok(None),
+        };
+        if matches!(
+            op.opcode,
+            OpCode::FLt | OpCode::FGe | OpCode::FGt | OpCode::FLe
+        ) {
+            let lanes = |v: SsaDef| m.ty(v).as_basic().map_or(1, |t| usize::from(t.vec_size()));
+            let facts = self.facts();
+            let never_nan = |v: SsaDef| (0..lanes(v)).all(|i| !facts.get(v, i).nan);
+            if !(never_nan(x) && never_nan(y)) {
+                return Ok(None);
+            }
+        }
+        let (a, b) = (self.value(first)?, self.value(second)?);
+        if a.len() != usize::from(width) || b.len() != usize::from(width) {
+            return Ok(None);
+        }
+        Ok(Some(self.alu(opcode, &[&a, &b], width)))
+    }
+}
