@@ -25,20 +25,18 @@ impl Lower<'_> {
         let (Some(x), Some(y)) = (bin.a(), bin.b()) else {
             return Ok(None);
         };
-        let (opcode, first, second) = match op.opcode {
-            OpCode::FEq | OpCode::BEq => (Opcode::Sne, x, y),
-            OpCode::FNe | OpCode::BNe => (Opcode::Seq, x, y),
+        // The negation, its operands, and whether it is exact only without NaN operands.
+        let (opcode, first, second, ordered) = match op.opcode {
+            OpCode::FEq | OpCode::BEq => (Opcode::Sne, x, y, false),
+            OpCode::FNe | OpCode::BNe => (Opcode::Seq, x, y, false),
             // !(x < y) = x >= y, !(x >= y) = x < y, !(x > y) = y >= x, !(x <= y) = y < x.
-            OpCode::FLt => (Opcode::Sge, x, y),
-            OpCode::FGe => (Opcode::Slt, x, y),
-            OpCode::FGt => (Opcode::Sge, y, x),
-            OpCode::FLe => (Opcode::Slt, y, x),
+            OpCode::FLt => (Opcode::Sge, x, y, true),
+            OpCode::FGe => (Opcode::Slt, x, y, true),
+            OpCode::FGt => (Opcode::Sge, y, x, true),
+            OpCode::FLe => (Opcode::Slt, y, x, true),
             _ => return Ok(None),
         };
-        if matches!(
-            op.opcode,
-            OpCode::FLt | OpCode::FGe | OpCode::FGt | OpCode::FLe
-        ) {
+        if ordered {
             let lanes = |v: SsaDef| m.ty(v).as_basic().map_or(1, |t| usize::from(t.vec_size()));
             let facts = self.facts();
             let never_nan = |v: SsaDef| (0..lanes(v)).all(|i| !facts.get(v, i).nan);

@@ -808,10 +808,17 @@ impl Lower<'_> {
         let (Some(x), Some(y)) = (bin.a(), bin.b()) else {
             return Ok(None);
         };
-        let ordered = matches!(
-            opcode,
-            OpCode::FGe | OpCode::FGt | OpCode::FLe | OpCode::FLt
-        );
+        // The negation, its operands, and whether it is exact only without NaN operands.
+        let (alu, first, second, ordered) = match opcode {
+            OpCode::FEq => (Alu::Ne, x, y, false),
+            OpCode::FNe => (Alu::Eq, x, y, false),
+            // not(x ≥ y) = y > x, not(x > y) = y ≥ x, not(x ≤ y) = x > y, not(x < y) = x ≥ y.
+            OpCode::FGe => (Alu::Gt, y, x, true),
+            OpCode::FGt => (Alu::Ge, y, x, true),
+            OpCode::FLe => (Alu::Gt, x, y, true),
+            OpCode::FLt => (Alu::Ge, x, y, true),
+            _ => return Ok(None),
+        };
         if ordered {
             let m = self.m;
             let lanes = |v: SsaDef| m.ty(v).as_basic().map_or(1, |t| usize::from(t.vec_size()));
@@ -822,16 +829,6 @@ impl Lower<'_> {
                 return Ok(None);
             }
         }
-        let (alu, first, second) = match opcode {
-            OpCode::FEq => (Alu::Ne, x, y),
-            OpCode::FNe => (Alu::Eq, x, y),
-            // not(x ≥ y) = y > x, not(x > y) = y ≥ x, not(x ≤ y) = x > y, not(x < y) = x ≥ y.
-            OpCode::FGe => (Alu::Gt, y, x),
-            OpCode::FGt => (Alu::Ge, y, x),
-            OpCode::FLe => (Alu::Gt, x, y),
-            OpCode::FLt => (Alu::Ge, x, y),
-            _ => return Ok(None),
-        };
         let (a, b) = (self.value(first)?, self.value(second)?);
         let w = a.len().min(b.len());
         if w != usize::from(width) && w != 1 {
