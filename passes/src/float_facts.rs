@@ -330,7 +330,8 @@ fn transfer(m: &Module, facts: &FloatFacts, d: SsaDef, finite_bound: Option<f64>
                     match legacy_bound {
                         Some(b)
                             if !f.finite()
-                                && (normalizes(m, a, b_op, i) || normalizes(m, b_op, a, i)) =>
+                                && (normalizes(m, facts, a, b_op, i)
+                                    || normalizes(m, facts, b_op, a, i)) =>
                         {
                             let limit = normalized_limit(b);
                             Fact::computed(-limit, limit)
@@ -593,7 +594,9 @@ fn normalized_limit(b: f64) -> f64 {
 
 /// Whether lane `i` of the legacy product `v · r` is a component of a vector scaled by the
 /// reciprocal square root of its own squared length: lane `i` of `v` is some lane of `x`, and
-/// lane `i` of `r` is `FRsq(FDot(x, x))` (or of its `FAbs`; either dot, legacy or not).
+/// lane `i` of `r` is `FRsq(FDot(x, x))` (or of its `FAbs`): the legacy dot, whose factors
+/// the finite mode clamps like `v`'s, or the IEEE one of an `x` never NaN (a NaN would make the
+/// rsq NaN, which clamps to `−B`).
 ///
 /// Under the finite mode the product is of the factors clamped to `±B`, so it never exceeds
 /// [`normalized_limit`] and is never NaN, on every target: with `c` the clamped `x` and
@@ -604,7 +607,7 @@ fn normalized_limit(b: f64) -> f64 {
 /// - `S = 0` (every square flushed or underflowed: every `|cᵢ| < 2⁻⁷` in fp16, far less in
 ///   f32): `rsq(0) = inf` clamps to `B`, so `|cᵢ · B| < B · 2⁻⁷` (512 for `B = 65504`);
 /// - `c` is finite, so `S` is never NaN (a sum of squares) and neither is the product.
-fn normalizes(m: &Module, v: SsaDef, r: SsaDef, i: usize) -> bool {
+fn normalizes(m: &Module, facts: &FloatFacts, v: SsaDef, r: SsaDef, i: usize) -> bool {
     let Some((s, None)) = lane(m, r, i) else {
         return false;
     };
@@ -620,13 +623,18 @@ fn normalizes(m: &Module, v: SsaDef, r: SsaDef, i: usize) -> bool {
         };
         d = inner;
     }
-    if !matches!(m.opcode(d), OpCode::FDot | OpCode::FDotLegacy) {
-        return false;
-    }
+    let ieee = match m.opcode(d) {
+        OpCode::FDotLegacy => false,
+        OpCode::FDot => true,
+        _ => return false,
+    };
     let dot = Dot::of(m.op(d));
     let (Some(x), Some(y)) = (dot.a(), dot.b()) else {
         return false;
     };
+    if ieee && (0..float_lanes(m, x)).any(|j| facts.get(x, j).nan) {
+        return false;
+    }
     if !same_value(m, x, y, SAME_VALUE_DEPTH) {
         return false;
     }

@@ -97,7 +97,12 @@ impl Limiter {
     pub(crate) fn new(m: &Module, cx: &PassContext) -> Limiter {
         Limiter {
             target_bound: target_bound(&cx.caps),
-            facts: float_facts::analyze_with(m, Some(target_bound(&cx.caps))),
+            // The finite mode's rule for the legacy products, unless the target runs them
+            // natively (then they are exact, and the facts take the exact rule).
+            facts: float_facts::analyze_with(
+                m,
+                (!cx.caps.is_native(OpCode::FMulLegacy)).then(|| target_bound(&cx.caps)),
+            ),
             limited: FxHashMap::default(),
             bounded: FxHashSet::default(),
         }
@@ -542,6 +547,14 @@ mod tests {
             let clamped = limits_of(&printed, OpCode::FClamp, "%36");
             assert_eq!(clamped, !caps.fp16_arithmetic, "{}: {printed}", caps.name);
         }
+        // With an IEEE dot of a value that may be NaN (unclamped there), the rsq may be NaN,
+        // which clamps to −B: no bound, the product is limited.
+        let ieee_dot = s.replace("%32 = f32 FDotLegacy %27 %31", "%32 = f32 FDot %27 %31");
+        let m = text::parse(&ieee_dot).unwrap_or_else(|e| panic!("{e}\n{ieee_dot}"));
+        let l = lower(&m, FP16);
+        check_same_under(&m, &l, "normalize by an IEEE dot", &oracle(&FP16));
+        let printed = text::print(&l);
+        assert!(limits_of(&printed, OpCode::FClamp, "%36"), "{printed}");
     }
 
     /// A value times itself is the same product under the D3D9 and the IEEE rules (a zero
