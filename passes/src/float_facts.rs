@@ -153,6 +153,11 @@ impl FloatFacts {
             _ => Fact::TOP,
         }
     }
+
+    /// Whether no component of the float value `d` of `m` can be NaN.
+    pub fn never_nan(&self, m: &Module, d: SsaDef) -> bool {
+        (0..float_lanes(m, d)).all(|i| !self.get(d, i).nan)
+    }
 }
 
 /// Computes the facts of every float value of `m`, legacy products by the exact D3D9 rule
@@ -632,7 +637,7 @@ fn normalizes(m: &Module, facts: &FloatFacts, v: SsaDef, r: SsaDef, i: usize) ->
     let (Some(x), Some(y)) = (dot.a(), dot.b()) else {
         return false;
     };
-    if ieee && (0..float_lanes(m, x)).any(|j| facts.get(x, j).nan) {
+    if ieee && !facts.never_nan(m, x) {
         return false;
     }
     if !same_value(m, x, y, SAME_VALUE_DEPTH) {

@@ -37,10 +37,8 @@ impl Lower<'_> {
             _ => return Ok(None),
         };
         if ordered {
-            let lanes = |v: SsaDef| m.ty(v).as_basic().map_or(1, |t| usize::from(t.vec_size()));
             let facts = self.facts();
-            let never_nan = |v: SsaDef| (0..lanes(v)).all(|i| !facts.get(v, i).nan);
-            if !(never_nan(x) && never_nan(y)) {
+            if !(facts.never_nan(m, x) && facts.never_nan(m, y)) {
                 return Ok(None);
             }
         }

@@ -821,11 +821,8 @@ impl Lower<'_> {
         };
         if ordered {
             let m = self.m;
-            let lanes = |v: SsaDef| m.ty(v).as_basic().map_or(1, |t| usize::from(t.vec_size()));
-            let (nx, ny) = (lanes(x), lanes(y));
             let facts = self.facts();
-            let never_nan = |v: SsaDef, n: usize| (0..n).all(|i| !facts.get(v, i).nan);
-            if !(never_nan(x, nx) && never_nan(y, ny)) {
+            if !(facts.never_nan(m, x) && facts.never_nan(m, y)) {
                 return Ok(None);
             }
         }
