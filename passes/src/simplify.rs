@@ -134,7 +134,6 @@ pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
                 created.push(v);
                 work.push_users(m, d);
                 replace_value(m, d, v);
-                work.push_users(m, v);
             }
             Action::Rewrite(op) => {
                 created.extend(op.ref_defs());
