@@ -130,8 +130,50 @@ impl Fact {
     }
 }
 
-/// Facts per value: one [`Fact`] per component (scalars have one).
-pub type Facts = SmallVec<[Fact; 4]>;
+/// Facts per value: one [`Fact`] per component (scalars have one), at most four (a wider value
+/// has no facts). A fixed array with a plain collecting loop: the analysis builds one per float
+/// op, and collecting into a `SmallVec` cost about as much as the transfer functions themselves.
+#[derive(Clone, Copy)]
+struct Facts {
+    len: u8,
+    overflow: bool,
+    lanes: [Fact; 4],
+}
+
+impl Facts {
+    fn new() -> Facts {
+        Facts {
+            len: 0,
+            overflow: false,
+            lanes: [Fact::TOP; 4],
+        }
+    }
+
+    fn push(&mut self, f: Fact) {
+        match self.lanes.get_mut(usize::from(self.len)) {
+            Some(slot) => {
+                *slot = f;
+                self.len += 1;
+            }
+            None => self.overflow = true,
+        }
+    }
+
+    /// The lanes, `None` if there were more than four.
+    fn lanes(&self) -> Option<&[Fact]> {
+        (!self.overflow).then(|| &self.lanes[..usize::from(self.len)])
+    }
+}
+
+impl FromIterator<Fact> for Facts {
+    fn from_iter<I: IntoIterator<Item = Fact>>(iter: I) -> Facts {
+        let mut out = Facts::new();
+        for f in iter {
+            out.push(f);
+        }
+        out
+    }
+}
 
 /// The facts of every float value of `m` (values without facts are unknown).
 ///
@@ -179,9 +221,11 @@ pub fn analyze_with(m: &Module, finite_bound: Option<f64>) -> FloatFacts {
     };
     for d in m.iter() {
         if let Some(f) = transfer(m, &facts, d, finite_bound) {
-            let start = facts.data.len() as u32;
-            facts.data.extend_from_slice(&f);
-            facts.slots[d.index()] = (start, f.len() as u32);
+            if let Some(lanes) = f.lanes() {
+                let start = facts.data.len() as u32;
+                facts.data.extend_from_slice(lanes);
+                facts.slots[d.index()] = (start, lanes.len() as u32);
+            }
         }
     }
     facts
@@ -265,9 +309,11 @@ fn transfer(m: &Module, facts: &FloatFacts, d: SsaDef, finite_bound: Option<f64>
             for member in CompositeConstruct::of(op).members() {
                 let v = member.as_ref()?;
                 let k = float_lanes(m, v).max(1);
-                out.extend((0..k).map(|i| facts.get(v, i)));
+                for i in 0..k {
+                    out.push(facts.get(v, i));
+                }
             }
-            if out.len() != n {
+            if out.overflow || usize::from(out.len) != n {
                 return None;
             }
             out

@@ -48,7 +48,7 @@ use crate::caps::{PassContext, TargetCaps};
 use crate::float_facts::{self, Fact, FloatFacts};
 use crate::lower_legacy::{float_const, max_finite, scalar_of, F16_MAX};
 use irc_ir::format::{CompositeExtract, Constant};
-use irc_ir::{Module, Op, OpCode, ScalarType, SsaDef};
+use irc_ir::{Module, Op, OpCode, ScalarType, SsaDef, Type};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
@@ -90,6 +90,31 @@ pub(crate) struct Limiter {
     /// Values made by this lowering that stay within `±B` (never NaN): the limited values,
     /// and products of a limited or finite factor and one within `±1`. They need no clamp.
     bounded: FxHashSet<SsaDef>,
+    /// The `±B` constants made so far.
+    limits: LimitConstants,
+}
+
+/// The `±B` constants of a module by type and value, each made once: a module uses a handful
+/// of float types, and making a constant (an op built, hashed and looked up) for every clamp
+/// cost a tenth of `lower-legacy`.
+#[derive(Default)]
+struct LimitConstants(SmallVec<[(Type, u64, SsaDef); 8]>);
+
+impl LimitConstants {
+    /// The constant `v` of type `ty` (every component `v`).
+    fn get(&mut self, m: &mut Module, ty: &Type, v: f64) -> SsaDef {
+        let bits = v.to_bits();
+        if let Some(&(_, _, c)) = self
+            .0
+            .iter()
+            .find(|(t, b, c)| *b == bits && t == ty && m.is_live(*c))
+        {
+            return c;
+        }
+        let c = float_const(m, ty, v);
+        self.0.push((ty.clone(), bits, c));
+        c
+    }
 }
 
 impl Limiter {
@@ -105,6 +130,7 @@ impl Limiter {
             ),
             limited: FxHashMap::default(),
             bounded: FxHashSet::default(),
+            limits: LimitConstants::default(),
         }
     }
 
@@ -152,7 +178,9 @@ impl Limiter {
         let side = self.side(m, cx, x);
         let Some(anchor) = definition_end(m, x) else {
             // Not an op of the code (no float value is): clamp at the use.
-            return clamp(m, cx, x, side, |m, op| m.insert_before(at, op));
+            return clamp(m, cx, &mut self.limits, x, side, |m, op| {
+                m.insert_before(at, op)
+            });
         };
         let l = match m.opcode(x) {
             OpCode::CompositeConstruct => self.through_members(m, cx, at, x, anchor),
@@ -161,7 +189,11 @@ impl Limiter {
             }
             _ => None,
         }
-        .unwrap_or_else(|| clamp(m, cx, x, side, |m, op| m.insert_after(anchor, op)));
+        .unwrap_or_else(|| {
+            clamp(m, cx, &mut self.limits, x, side, |m, op| {
+                m.insert_after(anchor, op)
+            })
+        });
         self.limited.insert(x, l);
         self.bounded.insert(l);
         l
@@ -283,6 +315,7 @@ enum Side {
 fn clamp(
     m: &mut Module,
     cx: &PassContext,
+    limits: &mut LimitConstants,
     x: SsaDef,
     side: Side,
     place: impl FnOnce(&mut Module, Op) -> SsaDef,
@@ -291,16 +324,16 @@ fn clamp(
     let b = bound(cx, scalar_of(&ty));
     let op = match side {
         Side::Both => {
-            let lo = float_const(m, &ty, -b);
-            let hi = float_const(m, &ty, b);
+            let lo = limits.get(m, &ty, -b);
+            let hi = limits.get(m, &ty, b);
             Op::new(OpCode::FClamp, ty).arg(x).arg(lo).arg(hi)
         }
         Side::Lower => {
-            let lo = float_const(m, &ty, -b);
+            let lo = limits.get(m, &ty, -b);
             Op::new(OpCode::FMax, ty).arg(x).arg(lo)
         }
         Side::Upper => {
-            let hi = float_const(m, &ty, b);
+            let hi = limits.get(m, &ty, b);
             Op::new(OpCode::FMin, ty).arg(x).arg(hi)
         }
     };
@@ -320,11 +353,16 @@ pub(crate) fn factors(
     match limiter {
         Some(l) => (l.limit(m, cx, at, a), l.limit(m, cx, at, b)),
         None => {
-            let a2 = clamp(m, cx, a, Side::Both, |m, op| m.insert_before(at, op));
+            let limits = &mut LimitConstants::default();
+            let a2 = clamp(m, cx, limits, a, Side::Both, |m, op| {
+                m.insert_before(at, op)
+            });
             let b2 = if a == b {
                 a2
             } else {
-                clamp(m, cx, b, Side::Both, |m, op| m.insert_before(at, op))
+                clamp(m, cx, limits, b, Side::Both, |m, op| {
+                    m.insert_before(at, op)
+                })
             };
             (a2, b2)
         }
