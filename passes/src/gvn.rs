@@ -32,7 +32,8 @@
 //! that hash, and a hit is confirmed by comparing the two ops in place ([`same_value`]). The
 //! pass removes only pure ops and phis, never a label or terminator, so the CFG and dominator
 //! tree of a function are built once for all its rounds; a further round runs only when phis
-//! were merged or removed (merges of other ops are complete after one preorder walk).
+//! were merged or removed, or an op a phi reads was merged (two phis of a loop header may have
+//! become equal; merges of ops without phi users are complete after one preorder walk).
 
 use crate::caps::PassContext;
 use crate::gvn_pure::{is_pure, phi_key, same_value, value_hash};
@@ -77,7 +78,8 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
 /// module, which counts as a control-flow change). New work needs a control-flow change
 /// (dominance, phis) or a pure op whose key (opcode, flags, type, operand ids) changed since:
 /// a touched op; or a load that became pure, when the `DescriptorLoad` it reads through was
-/// rewritten in place (its users are asked then). Constants and undefs are keys' operands by
+/// rewritten in place (its users are asked then); or a touched phi that became trivial or
+/// equal to another phi of its block (an operand replaced by another pass). Constants and undefs are keys' operands by
 /// id, so a rewritten one changes no key; a changed declaration of another kind (other than
 /// debug info) is taken as new work. Two ops with one key share their first operand, so an op
 /// without an equal among the users of that operand has nothing to merge with.
@@ -95,9 +97,41 @@ pub fn settled(m: &Module, changes: Changes) -> bool {
             OpCode::DescriptorLoad if !changes.created(t) => {
                 !may_merge(m, t) && m.uses(t).iter().all(|&u| !may_merge(m, u))
             }
+            OpCode::Phi => !phi_may_merge(m, t),
             _ => !may_merge(m, t),
         }
     })
+}
+
+/// True if a run would remove phi `d`: it is trivial (one incoming value, ignoring itself), or
+/// another phi of its block has its key ([`phi_key`]).
+fn phi_may_merge(m: &Module, d: SsaDef) -> bool {
+    let incoming: SmallVec<[SsaDef; 4]> = irc_ir::format::Phi::of(m.op(d))
+        .pairs()
+        .filter_map(|(_, v)| v)
+        .filter(|&v| v != d)
+        .collect();
+    if incoming.windows(2).all(|w| w[0] == w[1]) {
+        return true;
+    }
+    // The phis of a block are adjacent, right after its label.
+    let key = phi_key(m.op(d));
+    let same = |e: SsaDef| m.opcode(e) == OpCode::Phi && phi_key(m.op(e)) == key;
+    let mut before = m.prev(d);
+    while let Some(e) = before.filter(|&e| m.opcode(e) == OpCode::Phi) {
+        if same(e) {
+            return true;
+        }
+        before = m.prev(e);
+    }
+    let mut after = m.next(d);
+    while let Some(e) = after.filter(|&e| m.opcode(e) == OpCode::Phi) {
+        if same(e) {
+            return true;
+        }
+        after = m.next(e);
+    }
+    false
 }
 
 /// True if `d` is a pure op that another live op may compute too.
@@ -128,6 +162,7 @@ fn number_function(
     w.phis.clear();
     w.changed = false;
     w.phi_merged = false;
+    w.phi_operand_merged = false;
     // Iterative preorder walk: (block, next child, undo-log mark of the block's scope).
     let mut stack: Vec<(Block, usize, usize)> = Vec::new();
     w.visit(m, cfg, entry);
@@ -152,7 +187,7 @@ fn number_function(
     }
     w.phis.retain(|&p| m.is_live(p));
     irc_ir::ssa_util::remove_trivial_phis(m, w.phis.clone());
-    let phis = w.phi_merged || w.phis.iter().any(|&p| !m.is_live(p));
+    let phis = w.phi_merged || w.phi_operand_merged || w.phis.iter().any(|&p| !m.is_live(p));
     (w.changed || phis, phis)
 }
 
@@ -169,6 +204,9 @@ struct Walk {
     changed: bool,
     /// A phi was merged into another in this round.
     phi_merged: bool,
+    /// An op a phi reads was merged into another in this round: two phis of a block the walk
+    /// has passed (a loop header, whose back-edge values come later) may have become equal.
+    phi_operand_merged: bool,
 }
 
 impl Walk {
@@ -210,6 +248,9 @@ impl Walk {
 
     /// Redirects the uses of `d` to the equivalent, dominating `e` and removes `d`.
     fn replace(&mut self, m: &mut Module, d: SsaDef, e: SsaDef) {
+        if m.uses(d).iter().any(|&u| m.opcode(u) == OpCode::Phi) {
+            self.phi_operand_merged = true;
+        }
         m.replace_all_uses(d, e);
         m.remove(d);
         self.changed = true;

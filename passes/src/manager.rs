@@ -109,6 +109,11 @@ impl PassManager {
         }
     }
 
+    /// Forgets `pass`'s [`PassManager::settled_at`] version (its last run left work undone).
+    pub fn forget_settled_pass(&mut self, pass: &str) {
+        self.settled.retain(|s| s.0 != pass);
+    }
+
     /// Forgets every [`PassManager::settled_at`] version (a pipeline starts: its context may
     /// differ from the last one's).
     pub fn forget_settled(&mut self) {

@@ -185,7 +185,16 @@ fn fixpoint_rounds(
             if skip && pm.options.verify {
                 check_skip(pm, m, pass)?;
             }
+            m.take_unsettled();
             let changed = !skip && pm.run(m, pass)?;
+            if m.take_unsettled() {
+                // The pass stopped before its fixpoint (a round limit): it has not seen the
+                // module as it is, and must run again, whatever changes since.
+                pm.forget_settled_pass(pass.name);
+                marks[i] = None;
+                settled = 0;
+                continue;
+            }
             pm.note_settled(pass.name, m.version());
             marks[i] = m.change_mark();
             settled = if changed { 1 } else { settled + 1 };

@@ -106,6 +106,9 @@ struct Session {
     id: u64,
     touched: Vec<SsaDef>,
     control: u64,
+    /// A pass said it left work undone, and nobody has taken the note yet
+    /// ([`crate::Module::take_unsettled`]).
+    unsettled: bool,
 }
 
 /// Session ids, unique in the process (a mark names its session).
@@ -126,6 +129,7 @@ impl ChangeLog {
             id: NEXT_SESSION.fetch_add(1, Ordering::Relaxed),
             touched: Vec::new(),
             control: 0,
+            unsettled: false,
         }));
     }
 
@@ -158,6 +162,22 @@ impl ChangeLog {
     }
 
     /// Records a control-flow change without an op.
+    /// Notes (while the log is on) that a pass left work undone, for [`ChangeLog::take_unsettled`].
+    pub(crate) fn note_unsettled(&mut self) {
+        self.note_control();
+        if let Some(s) = &mut self.session {
+            s.unsettled = true;
+        }
+    }
+
+    /// Whether a pass noted work left undone since the last call (always false while the log is
+    /// off); clears the note.
+    pub(crate) fn take_unsettled(&mut self) -> bool {
+        self.session
+            .as_mut()
+            .is_some_and(|s| std::mem::take(&mut s.unsettled))
+    }
+
     pub(crate) fn note_control(&mut self) {
         self.edits += 1;
         if let Some(s) = &mut self.session {

@@ -374,9 +374,16 @@ impl Module {
         self.log.since(mark, self.ops.len())
     }
     /// Records in the change log that a pass left work undone (it stopped before its fixpoint):
-    /// counted as a control-flow change, so every check of what changed since sees a change.
+    /// counted as a control-flow change, so every check of what changed since sees a change,
+    /// and kept for [`Module::take_unsettled`] (the change happened *during* the pass's run:
+    /// the mark a clean-up loop takes after the run does not see it).
     pub fn note_unsettled(&mut self) {
-        self.log.note_control();
+        self.log.note_unsettled();
+    }
+    /// Whether a pass noted work left undone ([`Module::note_unsettled`]) since the last call,
+    /// while the change log is on; clears the note.
+    pub fn take_unsettled(&mut self) -> bool {
+        self.log.take_unsettled()
     }
     /// The module's version: equal at two moments only if nothing changed in between (see
     /// [`crate::change_log`]). Constant time.

@@ -94,6 +94,9 @@ fn control_flow_changes_are_counted() {
     m.note_unsettled();
     let changes = m.changes_since(mark).expect("on");
     assert!(changes.control_changed && changes.touched.is_empty());
+    // The note is also kept until taken (a mark taken after the pass's run would miss it).
+    assert!(m.take_unsettled());
+    assert!(!m.take_unsettled());
 }
 
 #[test]
