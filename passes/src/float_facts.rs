@@ -342,12 +342,7 @@ fn transfer(m: &Module, facts: &FloatFacts, d: SsaDef, finite_bound: Option<f64>
             nan: x.nan,
             neg_zero: false,
         }),
-        OpCode::FNeg => map1(ar.a(), &|x| Fact {
-            lo: -x.hi,
-            hi: -x.lo,
-            nan: x.nan,
-            neg_zero: x.lo <= 0.0 && x.hi >= 0.0,
-        }),
+        OpCode::FNeg => map1(ar.a(), &neg),
         OpCode::FMin => map2(ar.a(), ar.b(), &fmin),
         OpCode::FMax => map2(ar.a(), ar.b(), &fmax),
         OpCode::FClamp => {
@@ -358,16 +353,9 @@ fn transfer(m: &Module, facts: &FloatFacts, d: SsaDef, finite_bound: Option<f64>
                 .collect()
         }
         OpCode::FAdd => map2(ar.a(), ar.b(), &add),
-        OpCode::FSub => map2(ar.a(), ar.b(), &|x, y| {
-            add(
-                x,
-                Fact {
-                    lo: -y.hi,
-                    hi: -y.lo,
-                    ..y
-                },
-            )
-        }),
+        // `x − y = x + (−y)`, the negation's zero sign included (`−0 − +0 = −0`: found by
+        // `irc fuzz-diff`, where taking `y`'s own sign let `trim-legacy-guards` drop a guard).
+        OpCode::FSub => map2(ar.a(), ar.b(), &|x, y| add(x, neg(y))),
         OpCode::FMul => {
             let sq = same(ar.a(), ar.b());
             map2(ar.a(), ar.b(), &|x, y| product(false, sq, x, y))
@@ -582,6 +570,16 @@ const F16_MAX: f64 = 65504.0;
 
 /// The sum: intervals add (an infinite bound stays infinite), NaN only from a NaN operand or
 /// `inf − inf`.
+/// `−x`: a zero of either sign may come out as `−0`.
+fn neg(x: Fact) -> Fact {
+    Fact {
+        lo: -x.hi,
+        hi: -x.lo,
+        nan: x.nan,
+        neg_zero: x.lo <= 0.0 && x.hi >= 0.0,
+    }
+}
+
 fn add(x: Fact, y: Fact) -> Fact {
     if x.nan || y.nan || (may_inf_pos(x) && may_inf_neg(y)) || (may_inf_neg(x) && may_inf_pos(y)) {
         return Fact::TOP;
@@ -882,6 +880,24 @@ mod tests {
         assert!(!sq.nan && sq.lo >= 0.0 && !sq.neg_zero, "{sq:?}");
         let sq = square_of(-3.0, -2.0);
         assert!(sq.lo >= 3.9 && sq.hi <= 9.1, "{sq:?}");
+    }
+
+    #[test]
+    fn a_difference_of_zeros_may_be_negative_zero() {
+        // `−0 − +0 = −0`: the subtrahend's negation is a `−0` (found by `irc fuzz-diff`).
+        let d = add(Fact::point(-0.0), neg(Fact::point(0.0)));
+        assert!(d.neg_zero && !d.finite_sign_clear(), "{d:?}");
+        let m = irc_ir::text::parse(
+            "%1 = EntryPoint %10 Pixel\n%2 = f32 Constant -0.0\n%3 = f32 Constant 0.0\n\n\
+             %10 = Function\n%11 = Label None\n  %12 = f32 FSub %2 %3\n  %13 = Return\n\
+             %14 = FunctionEnd\n",
+        )
+        .expect("parses");
+        let sub = m
+            .code()
+            .find(|&d| m.opcode(d) == OpCode::FSub)
+            .expect("the FSub");
+        assert!(analyze(&m).get(sub, 0).neg_zero);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! many programs as asked.
 
 use irc_testsuite::gen::Limits;
-use irc_testsuite::harness::check_generated;
+use irc_testsuite::harness::{check_generated, check_generated_with};
 
 /// Programs per size class (default generator limits, then small programs).
 const PROGRAMS: u64 = 300;
@@ -52,4 +52,34 @@ fn generated_programs_match_in_every_simulator() {
         checked += 1;
     }
     assert!(checked > 0, "no target with a simulator");
+}
+
+/// Programs `irc fuzz-diff --pipeline TARGET [-C legacy-mul=MODE]` found, checked on every
+/// run: (target, seed, `legacy-mul` mode).
+/// - lima-fp 9097906: a block of moves that all vanish after allocation became no instruction,
+///   but the lower bound counted one for it (bound 8, program 7 instructions).
+/// - agal-vp and lima-vp 12099534, `exact`: the float facts took `−0 − +0` for a `+0`, and
+///   `trim-legacy-guards` dropped a guard that gives `+0 · −0` its `+0`.
+const FOUND: [(&str, u64, &str); 3] = [
+    ("lima-fp", 9_097_906, "finite"),
+    ("agal-vp", 12_099_534, "exact"),
+    ("lima-vp", 12_099_534, "exact"),
+];
+
+#[test]
+fn fuzz_found_programs_stay_fixed() {
+    for (name, seed, mode) in FOUND {
+        let target = irc::targets()
+            .iter()
+            .copied()
+            .find(|t| t.name() == name)
+            .expect("registered target");
+        let mut options = irc::Options::default();
+        options.set("legacy-mul", mode).expect("a legacy-mul mode");
+        match check_generated_with(target, seed, Limits::default(), &options) {
+            Ok(Some(_)) => {}
+            Ok(None) => panic!("{name} seed {seed} legacy-mul={mode}: no longer compiles"),
+            Err(case) => panic!("{name} seed {seed} legacy-mul={mode}:\n{case}"),
+        }
+    }
 }
