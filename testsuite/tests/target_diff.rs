@@ -54,32 +54,36 @@ fn generated_programs_match_in_every_simulator() {
     assert!(checked > 0, "no target with a simulator");
 }
 
-/// Programs `irc fuzz-diff --pipeline TARGET [-C legacy-mul=MODE]` found, checked on every
-/// run: (target, seed, `legacy-mul` mode).
+/// Programs `irc fuzz-diff --pipeline TARGET [-C KEY=VALUE]` found, checked on every run:
+/// (target, seed, option, value).
 /// - lima-fp 9097906: a block of moves that all vanish after allocation became no instruction,
 ///   but the lower bound counted one for it (bound 8, program 7 instructions).
-/// - agal-vp and lima-vp 12099534, `exact`: the float facts took `−0 − +0` for a `+0`, and
-///   `trim-legacy-guards` dropped a guard that gives `+0 · −0` its `+0`.
-const FOUND: [(&str, u64, &str); 3] = [
-    ("lima-fp", 9_097_906, "finite"),
-    ("agal-vp", 12_099_534, "exact"),
-    ("lima-vp", 12_099_534, "exact"),
+/// - agal-vp and lima-vp 12099534, `legacy-mul=exact`: the float facts took `−0 − +0` for a
+///   `+0`, and `trim-legacy-guards` dropped a guard that gives `+0 · −0` its `+0`.
+/// - pica-vs 20000281, `ieee-mul=legacy`: the harness compared the raw side without the mode's
+///   oracle (the raw module after `relax-ieee-mul`), so a `0 · inf` it makes 0 counted as a
+///   pipeline change.
+const FOUND: [(&str, u64, &str, &str); 4] = [
+    ("lima-fp", 9_097_906, "legacy-mul", "finite"),
+    ("agal-vp", 12_099_534, "legacy-mul", "exact"),
+    ("lima-vp", 12_099_534, "legacy-mul", "exact"),
+    ("pica-vs", 20_000_281, "ieee-mul", "legacy"),
 ];
 
 #[test]
 fn fuzz_found_programs_stay_fixed() {
-    for (name, seed, mode) in FOUND {
+    for (name, seed, key, value) in FOUND {
         let target = irc::targets()
             .iter()
             .copied()
             .find(|t| t.name() == name)
             .expect("registered target");
         let mut options = irc::Options::default();
-        options.set("legacy-mul", mode).expect("a legacy-mul mode");
+        options.set(key, value).expect("a target option");
         match check_generated_with(target, seed, Limits::default(), &options) {
             Ok(Some(_)) => {}
-            Ok(None) => panic!("{name} seed {seed} legacy-mul={mode}: no longer compiles"),
-            Err(case) => panic!("{name} seed {seed} legacy-mul={mode}:\n{case}"),
+            Ok(None) => panic!("{name} seed {seed} {key}={value}: no longer compiles"),
+            Err(case) => panic!("{name} seed {seed} {key}={value}:\n{case}"),
         }
     }
 }

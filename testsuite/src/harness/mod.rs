@@ -271,6 +271,21 @@ pub fn compare_inputs_with(
     // alone does not tell whether a raw/prepared difference rests on them.
     let mut interp_divergent = 0;
     if !std::ptr::eq(raw, reference) {
+        // PICA's `ieee-mul=legacy`: IEEE multiplies run with D3D9 rules, and the raw module
+        // after `relax-ieee-mul` is the mode's oracle.
+        let relaxed;
+        let raw = if target.pipeline(&options.backend).ieee_mul_legacy {
+            let mut m = raw.clone();
+            let cx = irc_passes::PassContext {
+                ieee_mul_legacy: true,
+                ..Default::default()
+            };
+            irc_passes::relax_ieee_mul::run(&mut m, &cx).map_err(|e| format!("{label}: {e}"))?;
+            relaxed = m;
+            &relaxed
+        } else {
+            raw
+        };
         let exact = crate::equivalence::run_config();
         // The one approximation a pipeline makes by design: sine and cosine as polynomials on
         // targets without them (`lower-trig`); the raw side computes them the same way.
