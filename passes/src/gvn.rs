@@ -79,10 +79,11 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
 /// (dominance, phis) or a pure op whose key (opcode, flags, type, operand ids) changed since:
 /// a touched op; or a load that became pure, when the `DescriptorLoad` it reads through was
 /// rewritten in place (its users are asked then); or a touched phi that became trivial or
-/// equal to another phi of its block (an operand replaced by another pass). Constants and undefs are keys' operands by
-/// id, so a rewritten one changes no key; a changed declaration of another kind (other than
-/// debug info) is taken as new work. Two ops with one key share their first operand, so an op
-/// without an equal among the users of that operand has nothing to merge with.
+/// equal to another phi of its block (an operand replaced by another pass). Constants and
+/// undefs are keys' operands by id, so a rewritten one changes no key; a changed declaration
+/// of another kind (other than debug info) is taken as new work. Two ops with one key share
+/// their first operand, so an op without an equal among the users of that operand has nothing
+/// to merge with.
 pub fn settled(m: &Module, changes: Changes) -> bool {
     if changes.control_changed {
         return false;

@@ -161,8 +161,8 @@ impl ChangeLog {
         }
     }
 
-    /// Records a control-flow change without an op.
-    /// Notes (while the log is on) that a pass left work undone, for [`ChangeLog::take_unsettled`].
+    /// Notes a control-flow change and (while the log is on) that a pass left work undone, for
+    /// [`ChangeLog::take_unsettled`].
     pub(crate) fn note_unsettled(&mut self) {
         self.note_control();
         if let Some(s) = &mut self.session {
@@ -178,6 +178,7 @@ impl ChangeLog {
             .is_some_and(|s| std::mem::take(&mut s.unsettled))
     }
 
+    /// Records a control-flow change without an op.
     pub(crate) fn note_control(&mut self) {
         self.edits += 1;
         if let Some(s) = &mut self.session {
