@@ -566,6 +566,19 @@ impl Lower<'_> {
     /// a constant operand of a single-source op other than `mov` → the constant goes through
     /// a temporary.
     fn push(&mut self, op: Opcode, dst: MDst, mut srcs: Vec<MSrc>) {
+        // A source built before another source's gather retargeted its value (the gather's
+        // rewrite reaches only the ops already pushed): read where the value lives now.
+        for s in &mut srcs {
+            while let Base::V(x) = s.base {
+                let Some(&(v, first)) = self.alias.get(&x) else {
+                    break;
+                };
+                s.base = Base::V(v);
+                for c in &mut s.comps {
+                    *c += first;
+                }
+            }
+        }
         let is_const = |s: &MSrc| matches!(s.base, Base::Const(_));
         if op != Opcode::Mov && srcs.len() == 1 && is_const(&srcs[0]) {
             srcs[0] = self.in_temp(&srcs[0]);
