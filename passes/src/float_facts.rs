@@ -568,8 +568,6 @@ fn may_inf_neg(f: Fact) -> bool {
 /// The largest finite fp16 value.
 const F16_MAX: f64 = 65504.0;
 
-/// The sum: intervals add (an infinite bound stays infinite), NaN only from a NaN operand or
-/// `inf − inf`.
 /// `−x`: a zero of either sign may come out as `−0`.
 fn neg(x: Fact) -> Fact {
     Fact {
@@ -580,6 +578,8 @@ fn neg(x: Fact) -> Fact {
     }
 }
 
+/// The sum: intervals add (an infinite bound stays infinite), NaN only from a NaN operand or
+/// `inf − inf`.
 fn add(x: Fact, y: Fact) -> Fact {
     if x.nan || y.nan || (may_inf_pos(x) && may_inf_neg(y)) || (may_inf_neg(x) && may_inf_pos(y)) {
         return Fact::TOP;
