@@ -7,6 +7,7 @@
 pub mod call_helpers;
 pub mod caps;
 pub mod cfg_cleanup;
+pub mod compare;
 pub mod const_fold;
 pub mod dce;
 pub mod dead_io;

@@ -675,30 +675,6 @@ fn mirrored(op: OpCode) -> OpCode {
     }
 }
 
-/// The comparison that is true exactly when `op` is false, and whether that holds only for
-/// non-NaN operands.
-fn inverse(op: OpCode) -> Option<(OpCode, bool)> {
-    Some(match op {
-        OpCode::IEq => (OpCode::INe, false),
-        OpCode::INe => (OpCode::IEq, false),
-        OpCode::SLt => (OpCode::SGe, false),
-        OpCode::SGe => (OpCode::SLt, false),
-        OpCode::SLe => (OpCode::SGt, false),
-        OpCode::SGt => (OpCode::SLe, false),
-        OpCode::ULt => (OpCode::UGe, false),
-        OpCode::UGe => (OpCode::ULt, false),
-        OpCode::ULe => (OpCode::UGt, false),
-        OpCode::UGt => (OpCode::ULe, false),
-        OpCode::FEq => (OpCode::FNe, false),
-        OpCode::FNe => (OpCode::FEq, false),
-        OpCode::FLt => (OpCode::FGe, true),
-        OpCode::FGe => (OpCode::FLt, true),
-        OpCode::FLe => (OpCode::FGt, true),
-        OpCode::FGt => (OpCode::FLe, true),
-        _ => return None,
-    })
-}
-
 fn compare(m: &mut Module, d: SsaDef) -> Option<Action> {
     let op = m.op(d);
     let (opcode, flags) = (op.opcode, op.flags);
@@ -739,7 +715,7 @@ fn boolean(m: &mut Module, fp: &FpDefaults, d: SsaDef) -> Option<Action> {
         if inner.opcode == OpCode::BNot {
             return to_def(m, d, Arith::of(inner).a()?);
         }
-        let (inv, needs_ordered) = inverse(inner.opcode)?;
+        let (inv, needs_ordered) = crate::compare::inverse(inner.opcode)?;
         let (x, y) = (Arith::of(inner).a()?, Arith::of(inner).b()?);
         if inner.ty != op.ty || (needs_ordered && !(not_nan(m, fp, x) && not_nan(m, fp, y))) {
             return None;

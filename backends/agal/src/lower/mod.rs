@@ -891,14 +891,8 @@ impl Lower<'_> {
             | OpCode::BEq
             | OpCode::BNe => {
                 let (a, b) = self.val2(d, &op)?;
-                let (o, x, y) = match op.opcode {
-                    OpCode::FEq | OpCode::BEq => (Opcode::Seq, a, b),
-                    OpCode::FNe | OpCode::BNe => (Opcode::Sne, a, b),
-                    OpCode::FLt => (Opcode::Slt, a, b),
-                    OpCode::FGe => (Opcode::Sge, a, b),
-                    OpCode::FGt => (Opcode::Slt, b, a),
-                    _ => (Opcode::Sge, b, a),
-                };
+                let (o, swap) = compare_op(op.opcode).expect("a comparison");
+                let (x, y) = if swap { (b, a) } else { (a, b) };
                 self.alu(o, &[&x, &y], width)
             }
             OpCode::BAnd => {
@@ -1608,4 +1602,19 @@ fn source_name(s: IoSource) -> String {
         IoSource::BuiltIn(b) => format!("{b:?}"),
         IoSource::Location { location, .. } => format!("output {location}"),
     }
+}
+
+/// The AGAL set-on-compare op computing the IR comparison `op` (floats, and booleans held as
+/// 1.0/0.0), and whether it takes the operands swapped (AGAL has `slt` and `sge`: `a > b` is
+/// `b < a`).
+pub(super) fn compare_op(op: OpCode) -> Option<(Opcode, bool)> {
+    Some(match op {
+        OpCode::FEq | OpCode::BEq => (Opcode::Seq, false),
+        OpCode::FNe | OpCode::BNe => (Opcode::Sne, false),
+        OpCode::FLt => (Opcode::Slt, false),
+        OpCode::FGe => (Opcode::Sge, false),
+        OpCode::FGt => (Opcode::Slt, true),
+        OpCode::FLe => (Opcode::Sge, true),
+        _ => return None,
+    })
 }

@@ -7,10 +7,9 @@
 //! neither side can be NaN (the float facts, `irc_passes::float_facts`, prove it).
 
 use irc_ir::format::Arith;
-use irc_ir::{OpCode, SsaDef};
+use irc_ir::SsaDef;
 
-use super::{Comps, Lower};
-use crate::isa::Opcode;
+use super::{compare_op, Comps, Lower};
 
 impl Lower<'_> {
     /// The negation of the comparison `cond` as one comparison of `width` lanes, or `None`.
@@ -25,17 +24,15 @@ impl Lower<'_> {
         let (Some(x), Some(y)) = (bin.a(), bin.b()) else {
             return Ok(None);
         };
-        // The negation, its operands, and whether it is exact only without NaN operands.
-        let (opcode, first, second, ordered) = match op.opcode {
-            OpCode::FEq | OpCode::BEq => (Opcode::Sne, x, y, false),
-            OpCode::FNe | OpCode::BNe => (Opcode::Seq, x, y, false),
-            // !(x < y) = x >= y, !(x >= y) = x < y, !(x > y) = y >= x, !(x <= y) = y < x.
-            OpCode::FLt => (Opcode::Sge, x, y, true),
-            OpCode::FGe => (Opcode::Slt, x, y, true),
-            OpCode::FGt => (Opcode::Sge, y, x, true),
-            OpCode::FLe => (Opcode::Slt, y, x, true),
-            _ => return Ok(None),
+        // The negation ([`irc_passes::compare::inverse`]), and whether it is exact only
+        // without NaN operands.
+        let Some((negation, ordered)) = irc_passes::compare::inverse(op.opcode) else {
+            return Ok(None);
         };
+        let Some((opcode, swap)) = compare_op(negation) else {
+            return Ok(None);
+        };
+        let (first, second) = if swap { (y, x) } else { (x, y) };
         if ordered {
             let facts = self.facts();
             if !(facts.never_nan(m, x) && facts.never_nan(m, y)) {

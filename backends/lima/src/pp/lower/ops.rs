@@ -499,14 +499,8 @@ impl Lower<'_> {
             OpCode::FEq | OpCode::FNe | OpCode::FLt | OpCode::FLe | OpCode::FGt | OpCode::FGe => {
                 let bin = Arith::of(op);
                 let (a, b) = (self.arg(d, bin.a())?, self.arg(d, bin.b())?);
-                let (alu, x, y) = match op.opcode {
-                    OpCode::FEq => (Alu::Eq, a, b),
-                    OpCode::FNe => (Alu::Ne, a, b),
-                    OpCode::FLt => (Alu::Gt, b, a),
-                    OpCode::FLe => (Alu::Ge, b, a),
-                    OpCode::FGt => (Alu::Gt, a, b),
-                    _ => (Alu::Ge, a, b),
-                };
+                let (alu, swap) = float_compare(op.opcode).expect("a float comparison");
+                let (x, y) = if swap { (b, a) } else { (a, b) };
                 self.alu(alu, &[&x, &y], width)
             }
             OpCode::BAnd | OpCode::BOr | OpCode::BEq | OpCode::BNe => {
@@ -790,11 +784,10 @@ impl Lower<'_> {
         self.group(Kind::Select(cond), &[&[x], &[y], a, b], width)
     }
 
-    /// True if `c` reads, unmodified, the result of a comparison op (`gt`, `ge`, `eq`, `ne`:
-    /// exactly 1.0 or 0.0 in every lane).
     /// `not(cond)` as one comparison, where the IR condition `cond` is a float comparison
-    /// whose negation is one: `FEq` ↔ `FNe` always (`FNe` is unordered: NaN compares unequal),
-    /// `FGe`/`FGt`/`FLe`/`FLt` when neither operand can be NaN (then `not(a ≥ b)` is `b > a`).
+    /// whose negation ([`irc_passes::compare::inverse`]) is one: `FEq` ↔ `FNe` always (`FNe`
+    /// is unordered: NaN compares unequal), `FGe`/`FGt`/`FLe`/`FLt` when neither operand can
+    /// be NaN (then `not(a ≥ b)` is `b > a`).
     fn inverse_compare(
         &mut self,
         cond: Option<SsaDef>,
@@ -808,17 +801,13 @@ impl Lower<'_> {
         let (Some(x), Some(y)) = (bin.a(), bin.b()) else {
             return Ok(None);
         };
-        // The negation, its operands, and whether it is exact only without NaN operands.
-        let (alu, first, second, ordered) = match opcode {
-            OpCode::FEq => (Alu::Ne, x, y, false),
-            OpCode::FNe => (Alu::Eq, x, y, false),
-            // not(x ≥ y) = y > x, not(x > y) = y ≥ x, not(x ≤ y) = x > y, not(x < y) = x ≥ y.
-            OpCode::FGe => (Alu::Gt, y, x, true),
-            OpCode::FGt => (Alu::Ge, y, x, true),
-            OpCode::FLe => (Alu::Gt, x, y, true),
-            OpCode::FLt => (Alu::Ge, x, y, true),
-            _ => return Ok(None),
+        let Some((negation, ordered)) = irc_passes::compare::inverse(opcode) else {
+            return Ok(None);
         };
+        let Some((alu, swap)) = float_compare(negation) else {
+            return Ok(None);
+        };
+        let (first, second) = if swap { (y, x) } else { (x, y) };
         if ordered {
             let m = self.m;
             let facts = self.facts();
@@ -839,6 +828,8 @@ impl Lower<'_> {
         ))
     }
 
+    /// True if `c` reads, unmodified, the result of a comparison op (`gt`, `ge`, `eq`, `ne`:
+    /// exactly 1.0 or 0.0 in every lane).
     fn is_compare_result(&self, c: Src) -> bool {
         let Operand::Reg(v, swz) = c.op else {
             return false;
@@ -1484,4 +1475,18 @@ pub fn component(s: Src, i: u8) -> Src {
 fn within_vec4(first: impl TryInto<u8>, base: u8, width: usize) -> Option<u8> {
     let first: u8 = first.try_into().ok()?;
     (usize::from(base) + usize::from(first) + width <= 4).then_some(first)
+}
+
+/// The PP comparison computing the IR float comparison `op`, and whether it takes the operands
+/// swapped (the PP has `gt` and `ge`: `a < b` is `b > a`).
+fn float_compare(op: OpCode) -> Option<(Alu, bool)> {
+    Some(match op {
+        OpCode::FEq => (Alu::Eq, false),
+        OpCode::FNe => (Alu::Ne, false),
+        OpCode::FLt => (Alu::Gt, true),
+        OpCode::FLe => (Alu::Ge, true),
+        OpCode::FGt => (Alu::Gt, false),
+        OpCode::FGe => (Alu::Ge, false),
+        _ => return None,
+    })
 }
