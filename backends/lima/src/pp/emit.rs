@@ -293,11 +293,11 @@ fn emit_op(
                 u => return Err(err(format!("ALU op in unit {u:?}"))),
             }
         }
-        Kind::Mad | Kind::Clamp | Kind::Select(_) => {
+        Kind::Mad | Kind::Clamp | Kind::CompareEq(_) | Kind::Select(_) => {
             let scalar = units.first() == Some(&UnitKind::SMul);
             let is_sel = matches!(op.kind, Kind::Select(_));
             let mul_op = match op.kind {
-                Kind::Select(m) => m,
+                Kind::Select(m) | Kind::CompareEq(m) => m,
                 Kind::Clamp => MulOp::Max,
                 _ => MulOp::Mul,
             };
@@ -332,6 +332,7 @@ fn emit_op(
             let (a0, a1, mul_in, acc) = match op.kind {
                 _ if is_sel => (2, Some(3), false, AccOp::Sel),
                 Kind::Clamp => (2, None, true, AccOp::Min),
+                Kind::CompareEq(_) => (2, None, true, AccOp::Eq),
                 _ => (2, None, true, AccOp::Add),
             };
             if add_unit == UnitKind::SAdd {

@@ -145,7 +145,7 @@ pub fn unit_options(op: &MOp) -> SmallVec<[SmallVec<[UnitKind; 3]>; 4]> {
             .into_iter()
             .map(|u| smallvec![u])
             .collect(),
-        Kind::Mad | Kind::Clamp => {
+        Kind::Mad | Kind::Clamp | Kind::CompareEq(_) => {
             if op.width == 1 {
                 smallvec![smallvec![SMul, SAdd], smallvec![VMul, VAdd]]
             } else {
@@ -190,9 +190,10 @@ pub fn src_read(op: &MOp, i: usize) -> (Slot, usize) {
         Kind::Alu(Alu::Sum3) => (first, 3),
         Kind::Alu(Alu::Sum4) => (first, 4),
         Kind::Alu(_) | Kind::ScaleVec => (first, width),
-        // Factors (clamp: the value and its lower bound) in the mul unit, the addend (the
-        // upper bound) in the add unit.
-        Kind::Mad | Kind::Clamp => (if i < 2 { first } else { second }, width),
+        // Factors (clamp: the value and its lower bound; a compare-eq: the comparison's
+        // operands) in the mul unit, the addend (the upper bound; what the comparison's result
+        // is compared with) in the add unit.
+        Kind::Mad | Kind::Clamp | Kind::CompareEq(_) => (if i < 2 { first } else { second }, width),
         // The scalar condition in the mul unit, the alternatives in the add unit.
         Kind::Select(_) => {
             if i < 2 {
@@ -276,6 +277,7 @@ impl MachOp for MOp {
             | Kind::ScaleVec
             | Kind::Mad
             | Kind::Clamp
+            | Kind::CompareEq(_)
             | Kind::Select(_)
             | Kind::Spill { .. } => {
                 for (i, s) in self.srcs.iter().enumerate() {

@@ -70,6 +70,7 @@ fn reader_of(op: &MOp) -> Option<Reader> {
         Kind::Mad => Some(Reader::Mad),
         Kind::Clamp => Some(Reader::Clamp),
         Kind::Select(_)
+        | Kind::CompareEq(_)
         | Kind::ScaleVec
         | Kind::Varying { .. }
         | Kind::Special(_)

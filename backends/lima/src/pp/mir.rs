@@ -174,6 +174,11 @@ pub enum Kind {
     /// the min in the add unit of the same instruction (`^vmul` / `^fmul`), so that a clamp
     /// costs one instruction on the path instead of two.
     Clamp,
+    /// `dst = (cmp(srcs[0], srcs[1]) == srcs[2]) ? 1.0 : 0.0`: the comparison in a mul unit
+    /// feeding an `eq` in the add unit of the same instruction (`^vmul` / `^fmul`). With
+    /// `srcs[2]` = 0.0 it is the comparison's `not` (a comparison gives exactly 1.0 or 0.0),
+    /// one instruction on the path instead of a comparison and a `not` in the next one.
+    CompareEq(MulOp),
     /// `dst = cond(srcs[0], srcs[1]) ? srcs[2] : srcs[3]`: the condition computed in the
     /// scalar mul unit (`^fmul`), the select in an add unit.
     Select(MulOp),

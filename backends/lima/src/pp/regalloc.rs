@@ -260,7 +260,7 @@ pub fn remat_def(p: &Program, v: VReg) -> Option<&MOp> {
 /// constants and directly addressed uniforms: it computes the same value wherever it is put.
 pub fn reads_no_register(op: &MOp) -> bool {
     match op.kind {
-        Kind::Alu(_) | Kind::Mad | Kind::Clamp => op.srcs.iter().all(|s| {
+        Kind::Alu(_) | Kind::Mad | Kind::Clamp | Kind::CompareEq(_) => op.srcs.iter().all(|s| {
             matches!(
                 s.op,
                 Operand::Const(_) | Operand::Uniform { offset: None, .. }

@@ -66,6 +66,7 @@ pub fn is_quad_op(op: &MOp) -> bool {
         Kind::Texture { lod, .. } => !matches!(lod, Some((_, _, true))),
         Kind::Mad
         | Kind::Clamp
+        | Kind::CompareEq(_)
         | Kind::Select(_)
         | Kind::ScaleVec
         | Kind::Varying { .. }

@@ -516,7 +516,10 @@ impl Lower<'_> {
             }
             OpCode::BNot => {
                 let a = self.arg(d, Arith::of(op).a())?;
-                self.alu(Alu::Not, &[&a], width)
+                match self.compare_not(Arith::of(op).a(), &a, width) {
+                    Some(not) => not,
+                    None => self.alu(Alu::Not, &[&a], width),
+                }
             }
             OpCode::Select => self.select(d, width)?,
             OpCode::DerivX | OpCode::DerivY => {
@@ -741,7 +744,9 @@ impl Lower<'_> {
         // mul unit measured better than `1 − c` in an add unit: 14,782 against 14,882
         // instructions over the D3D9 pixel shaders.) Where the negated comparison is itself
         // one ([`Lower::inverse_compare`]), that comparison replaces compare + `not`: D3D9
-        // pixel shaders 14,261 → 13,742 instructions (`ieee`: 10,713 → 10,495).
+        // pixel shaders 14,261 → 13,742 instructions (`ieee`: 10,713 → 10,495). Else, where
+        // nothing else reads the comparison, it moves into a mul unit with `== 0.0` after it
+        // in the add unit ([`Lower::compare_not`]): `ieee` 10,495 → 10,389.
         if c.iter().all(|&s| self.is_compare_result(s)) {
             let cond: Comps = (0..usize::from(width))
                 .map(|i| c.get(i).copied().unwrap_or(c[0]))
@@ -752,6 +757,9 @@ impl Lower<'_> {
             if is_const(&a, 0.0) && is_const(&b, 1.0) {
                 if let Some(inverse) = self.inverse_compare(sel.cond(), width)? {
                     return Ok(inverse);
+                }
+                if let Some(not) = self.compare_not(sel.cond(), &cond, width) {
+                    return Ok(not);
                 }
                 return Ok(self.alu(Alu::Not, &[&cond], width));
             }
@@ -848,6 +856,30 @@ impl Lower<'_> {
             && op.modifier == OutMod::None
             && op.dst == Some(v)
             && matches!(op.kind, Kind::Alu(Alu::Gt | Alu::Ge | Alu::Eq | Alu::Ne))
+    }
+
+    /// `not(cond)` of comparison results `cond` that one comparison kind computed, the IR
+    /// value `ir_cond` read by nothing else: that comparison again in a mul unit, and `== 0.0`
+    /// of its result in the add unit of the same instruction ([`Kind::CompareEq`]), after
+    /// which the first comparison is unread and goes. The same units as the comparison and a
+    /// `not`, one instruction less on the path. (A comparison read elsewhere too would be
+    /// computed twice: then compare + `not` is kept.)
+    fn compare_not(&mut self, ir_cond: Option<SsaDef>, cond: &[Src], width: u8) -> Option<Comps> {
+        if self.m.uses(ir_cond?).len() != 1 {
+            return None;
+        }
+        let lanes: SmallVec<[(MulOp, Src, Src); 4]> = cond
+            .iter()
+            .map(|&c| self.compare_of(c))
+            .collect::<Option<_>>()?;
+        let op = lanes[0].0;
+        if lanes.iter().any(|l| l.0 != op) {
+            return None;
+        }
+        let xs: Comps = lanes.iter().map(|l| l.1).collect();
+        let ys: Comps = lanes.iter().map(|l| l.2).collect();
+        let zeros: Comps = lanes.iter().map(|_| konst(0.0)).collect();
+        Some(self.mul_add_group(Kind::CompareEq(op), [&xs, &ys, &zeros], width))
     }
 
     /// The comparison (as a mul-unit op and operands) that computed a fresh scalar condition.
