@@ -159,6 +159,11 @@ pub struct PassContext {
     /// `legacy_clamp`): IEEE products, and `FRcp`/`FRsq`/`FExp2` results of D3D9 shaders
     /// limited to the largest finite value.
     pub legacy_mul_clamp: bool,
+    /// Whether the module is a D3D9 shader (it has an op of the legacy class) as the pipeline
+    /// received it, before any pass could remove code: what decides `legacy-mul=clamp`'s
+    /// limits on `FRcp`/`FRsq`/`FExp2`, as its oracle decides on the raw module. Set by
+    /// [`crate::pipelines::run`]; `None` (a pass run on its own): the module at hand decides.
+    pub legacy_shader: Option<bool>,
     /// Lower them with factors limited to the finite range (`legacy-mul=finite`,
     /// [`crate::legacy_finite`]): `0 · x = 0` for every `x`, inf and NaN included, with vector
     /// min/max instead of per-lane selects.
@@ -186,6 +191,7 @@ impl Default for PassContext {
             legacy_state: LegacyState::default(),
             legacy_mul_ieee: false,
             legacy_mul_clamp: false,
+            legacy_shader: None,
             legacy_mul_finite: false,
             ieee_mul_legacy: false,
             analyses: Analyses::new(),

@@ -22,20 +22,23 @@
 //! The interpreter evaluates the same semantics directly under
 //! `irc_interp::RunConfig::legacy_clamp`: that is this mode's oracle.
 
+use crate::caps::PassContext;
 use crate::lower_legacy::{float_const, scalar_of};
 use irc_arith::float::max_finite;
 use irc_ir::{Attrs, Module, Op, OpCode, SsaDef};
 
 /// Whether `m` has an op of the `legacy` class.
 pub(crate) fn has_legacy_ops(m: &Module) -> bool {
-    m.code()
-        .any(|d| m.opcode(d).info().attrs.contains(Attrs::LEGACY))
+    // Legacy ops are code: the opcode counts answer without a walk.
+    m.contains_where(|op| op.info().attrs.contains(Attrs::LEGACY))
 }
 
 /// Limits every `FRcp`, `FRsq` and `FExp2` result of `m` to the largest finite value of its
-/// type, if `m` has a legacy op (see the module doc). Returns whether `m` changed.
-pub(crate) fn clamp_results(m: &mut Module) -> bool {
-    if !has_legacy_ops(m) {
+/// type, if `m` is a D3D9 shader: it had a legacy op when the pipeline started
+/// ([`PassContext::legacy_shader`]), or, run on its own, has one (see the module doc). Returns
+/// whether `m` changed.
+pub(crate) fn clamp_results(m: &mut Module, cx: &PassContext) -> bool {
+    if !cx.legacy_shader.unwrap_or_else(|| has_legacy_ops(m)) {
         return false;
     }
     let work: Vec<SsaDef> = m

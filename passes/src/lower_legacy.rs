@@ -56,7 +56,7 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
     {
         return Ok(false);
     }
-    let clamped = cx.legacy_mul_clamp && crate::legacy_clamp::clamp_results(m);
+    let clamped = cx.legacy_mul_clamp && crate::legacy_clamp::clamp_results(m, cx);
     let work: Vec<SsaDef> = m
         .code()
         .filter(|&d| {

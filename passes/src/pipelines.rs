@@ -303,6 +303,9 @@ impl PipelineKind {
 /// Runs pipeline `kind` with the capabilities already in `pm.context.caps`.
 pub fn run(pm: &mut PassManager, m: &mut Module, kind: PipelineKind) -> Result<(), PassError> {
     pm.forget_settled();
+    // Before any pass removes code: a D3D9 shader whose legacy ops all sit in dead code is
+    // still one (found by fuzz-diff, `legacy-mul=clamp`, seeds 100001652 and 100004826).
+    pm.context.legacy_shader = Some(crate::legacy_clamp::has_legacy_ops(m));
     match kind {
         PipelineKind::Frontend => frontend(pm, m),
         PipelineKind::Legalize => legalize_ir(pm, m),

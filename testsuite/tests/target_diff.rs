@@ -66,13 +66,21 @@ fn generated_programs_match_in_every_simulator() {
 /// - agal-fp and agal-vp 30001947: an operand built before another operand's gather moved its
 ///   value into the gathered register still named the old one, never written (an internal
 ///   error of the allocation checker).
-const FOUND: [(&str, u64, &str, &str); 6] = [
+/// - lima-fp 100001652, lima-vp, agal-fp and agal-vp 100004826, `legacy-mul=clamp`: the
+///   program's legacy products sat in code that folding removed before `lower-legacy`, which
+///   then took the module for no D3D9 shader and left its `rcp`/`exp2` results unlimited,
+///   while the mode's oracle limits them in a module with a legacy op.
+const FOUND: [(&str, u64, &str, &str); 10] = [
     ("lima-fp", 9_097_906, "legacy-mul", "finite"),
     ("agal-vp", 12_099_534, "legacy-mul", "exact"),
     ("lima-vp", 12_099_534, "legacy-mul", "exact"),
     ("pica-vs", 20_000_281, "ieee-mul", "legacy"),
     ("agal-fp", 30_001_947, "legacy-mul", "exact"),
     ("agal-vp", 30_001_947, "legacy-mul", "ieee"),
+    ("lima-fp", 100_001_652, "legacy-mul", "clamp"),
+    ("lima-vp", 100_004_826, "legacy-mul", "clamp"),
+    ("agal-fp", 100_004_826, "legacy-mul", "clamp"),
+    ("agal-vp", 100_004_826, "legacy-mul", "clamp"),
 ];
 
 #[test]
