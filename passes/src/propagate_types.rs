@@ -458,6 +458,15 @@ impl State {
         t: ScalarType,
         retyped: &mut Vec<SsaDef>,
     ) -> Result<(), PassError> {
+        // The usual node (a phi, select or composite of typed values): only its type changes,
+        // set in place (no copy of the op, and the use lists stay as they are, as a rewrite
+        // with the same operands keeps them).
+        if !is_load(m.opcode(d)) && !self.needs_operand_edits(m, d) {
+            let ty = subst(m.ty(d), t);
+            m.set_type(d, ty);
+            retyped.push(d);
+            return Ok(());
+        }
         // One copy of the op, edited in place: what is read of the original (its type, its
         // opcode, the operand a `ConsumeAs` converts) is taken before any edit.
         let mut new = m.op(d).clone();
@@ -518,6 +527,29 @@ impl State {
         m.rewrite(d, new);
         retyped.push(d);
         Ok(())
+    }
+
+    /// Whether [`State::rewrite_value`] changes an operand of value node `d`: a `?` constant
+    /// among its value operands gets a typed copy, or a `ConsumeAs` of a bool or 64-bit value
+    /// gets a `u32` step in between.
+    fn needs_operand_edits(&self, m: &Module, d: SsaDef) -> bool {
+        let op = m.op(d);
+        let constant = (0..op.first_literal()).any(|i| {
+            is_value_operand(op.opcode, i)
+                && op
+                    .operand_def(i)
+                    .is_some_and(|a| m.opcode(a).is_constant_like() && has_unknown(m.ty(a)))
+        });
+        constant
+            || (op.opcode == OpCode::ConsumeAs
+                && Arith::of(op)
+                    .a()
+                    .filter(|&a| !has_unknown(m.ty(a)))
+                    .and_then(|a| m.ty(a).as_basic())
+                    .is_some_and(|b| {
+                        let s = b.scalar_type();
+                        s == ScalarType::Bool || width(s) == 64
+                    }))
     }
 
     fn rewrite_store(&self, m: &mut Module, s: SsaDef, tr: ScalarType) -> Result<(), PassError> {

@@ -52,6 +52,10 @@ pub fn subst(ty: &Type, t: ScalarType) -> Type {
     if !has_unknown(ty) {
         return ty.clone();
     }
+    // The usual case, a `?` scalar or vector, built directly.
+    if let Some(b) = ty.as_basic() {
+        return Type::basic(BasicType::new(t, b.vec_size()));
+    }
     let members = ty
         .members()
         .iter()
