@@ -38,7 +38,8 @@ use crate::PassError;
 use irc_arith::value::{bit_width, constant_scalar, mask};
 use irc_arith::{Scalar, Value};
 use irc_ir::format::{slots, Load};
-use irc_ir::{Changes, Module, Op, OpCode, SsaDef};
+use irc_ir::{BasicType, Changes, Module, Op, OpCode, SsaDef};
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 /// Runs the pass; returns whether the module changed.
@@ -64,11 +65,16 @@ fn fold_where(m: &mut Module, wanted: impl Fn(&Op) -> bool) -> bool {
     // The float modes come from the `SetFpMode` declarations, which folding never changes:
     // read them once, when the first op has all-constant operands.
     let mut modes: Option<irc_arith::FpModes> = None;
+    // The constant each extract of a constant composite gave ([`ExtractKey`]): D3D9 shaders
+    // read the same lane of one constant register hundreds of times, and each fold would
+    // otherwise build the scalar constant again to find it in the module's table. The
+    // constants stay live until the pass ends (unused ones go then).
+    let mut extracts: FxHashMap<ExtractKey, SsaDef> = FxHashMap::default();
     while let Some(d) = work.pop() {
         if !m.is_live(d) || !wanted(m.op(d)) {
             continue;
         }
-        let Some(c) = fold_op(m, d, &mut modes) else {
+        let Some(c) = fold_op_with(m, d, &mut modes, Some(&mut extracts)) else {
             continue;
         };
         work.push_users(m, d);
@@ -80,6 +86,29 @@ fn fold_where(m: &mut Module, wanted: impl Fn(&Op) -> bool) -> bool {
     remove_unused_constants(m, &created);
     changed
 }
+
+/// What an extract of a constant at a constant index folds to depends on: the composite, the
+/// index operand and the result type (a scalar or vector).
+type ExtractKey = (SsaDef, SsaDef, BasicType);
+
+/// The [`ExtractKey`] of `op` if it is a `CompositeExtract` with one index operand and a
+/// scalar or vector result, of a composite read by at least [`SHARED_COMPOSITE`] ops (the
+/// key only remembers what folding gave; a composite read by few ops rarely repeats a fold,
+/// and the table would cost more than it saves).
+fn extract_key(m: &Module, op: &Op) -> Option<ExtractKey> {
+    if op.opcode != OpCode::CompositeExtract || op.operands.len() != 2 || op.first_literal() != 2 {
+        return None;
+    }
+    let s = slots::CompositeExtract;
+    let composite = op.operand_def(s.composite)?;
+    if m.uses(composite).len() < SHARED_COMPOSITE {
+        return None;
+    }
+    Some((composite, op.operand_def(s.address)?, op.ty.as_basic()?))
+}
+
+/// See [`extract_key`].
+const SHARED_COMPOSITE: usize = 8;
 
 /// True if no member of `ty` is a float.
 fn float_free(ty: &irc_ir::Type) -> bool {
@@ -93,6 +122,17 @@ pub fn fold_op(
     d: SsaDef,
     modes: &mut Option<irc_arith::FpModes>,
 ) -> Option<SsaDef> {
+    fold_op_with(m, d, modes, None)
+}
+
+/// [`fold_op`], with a table of the constants extracts of shared constant composites gave
+/// ([`extract_key`]).
+fn fold_op_with(
+    m: &mut Module,
+    d: SsaDef,
+    modes: &mut Option<irc_arith::FpModes>,
+    extracts: Option<&mut FxHashMap<ExtractKey, SsaDef>>,
+) -> Option<SsaDef> {
     if !has_constant_operands(m, d) {
         return None;
     }
@@ -101,9 +141,20 @@ pub fn fold_op(
         return phi_constant(m, d);
     }
     if op.opcode == OpCode::CompositeExtract {
+        let key = extracts.as_ref().and_then(|_| extract_key(m, op));
+        if let Some(c) = key
+            .and_then(|k| extracts.as_ref()?.get(&k).copied())
+            .filter(|&c| m.is_live(c))
+        {
+            return Some(c);
+        }
         if let Some(v) = extracted_lanes(m, op) {
             let ty = op.ty.clone();
-            return make_constant(m, &ty, &v);
+            let c = make_constant(m, &ty, &v)?;
+            if let (Some(k), Some(table)) = (key, extracts) {
+                table.insert(k, c);
+            }
+            return Some(c);
         }
     }
     let mut args: SmallVec<[Value; 4]> = SmallVec::new();
