@@ -215,11 +215,37 @@ pub fn analyze(m: &Module) -> FloatFacts {
 /// value and a constant within about `±0.9` is finite for `B = 65504`, where the exact rule
 /// knows nothing.
 pub fn analyze_with(m: &Module, finite_bound: Option<f64>) -> FloatFacts {
+    analyze_where(m, finite_bound, |_| true)
+}
+
+/// [`analyze`] of the values `roots` and of what they are computed from, for a pass that asks
+/// about a few values only: an op's facts depend on its operands' facts alone (and, for a
+/// normalized vector, on those of its operands' operands), so every op of that cone of
+/// operands gets the facts the whole analysis gives it, and the other ops none (`TOP`), which
+/// nobody asks for. A walk of the cone instead of every op's transfer function.
+pub fn analyze_cone(m: &Module, roots: impl IntoIterator<Item = SsaDef>) -> FloatFacts {
+    let mut needed = vec![false; m.id_bound()];
+    let mut stack: Vec<SsaDef> = roots.into_iter().collect();
+    while let Some(d) = stack.pop() {
+        if std::mem::replace(&mut needed[d.index()], true) {
+            continue;
+        }
+        stack.extend(m.op(d).ref_defs().filter(|r| !needed[r.index()]));
+    }
+    analyze_where(m, None, |d| needed[d.index()])
+}
+
+/// The facts of the ops of `m` that `wanted` accepts (all their operands accepted too).
+fn analyze_where(
+    m: &Module,
+    finite_bound: Option<f64>,
+    wanted: impl Fn(SsaDef) -> bool,
+) -> FloatFacts {
     let mut facts = FloatFacts {
         slots: vec![(0, 0); m.id_bound()],
         data: Vec::with_capacity(m.len()),
     };
-    for d in m.iter() {
+    for d in m.iter().filter(|&d| wanted(d)) {
         if let Some(f) = transfer(m, &facts, d, finite_bound) {
             if let Some(lanes) = f.lanes() {
                 let start = facts.data.len() as u32;

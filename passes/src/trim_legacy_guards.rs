@@ -28,7 +28,7 @@
 //! legacy way natively.
 
 use crate::caps::PassContext;
-use crate::float_facts::{analyze, FloatFacts};
+use crate::float_facts::{analyze_cone, FloatFacts};
 use crate::lower_legacy::{bool_type, float_const, scalar_of};
 use crate::PassError;
 use irc_ir::format::{Arith, Dot};
@@ -62,7 +62,8 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
     if work.is_empty() {
         return Ok(false);
     }
-    let facts = analyze(m);
+    // Only the legacy ops' operands are asked about.
+    let facts = analyze_cone(m, work.iter().flat_map(|&d| m.op(d).ref_defs()));
     let mut changed = false;
     for d in work {
         changed |= trim(m, &facts, d);
