@@ -305,10 +305,14 @@ pub fn run(pm: &mut PassManager, m: &mut Module, kind: PipelineKind) -> Result<(
     pm.forget_settled();
     // Before any pass removes code: a D3D9 shader whose legacy ops all sit in dead code is
     // still one (found by fuzz-diff, `legacy-mul=clamp`, seeds 100001652 and 100004826).
+    // It holds for this module only: a later pass or pipeline run by other means on the same
+    // manager decides on its own module again.
     pm.context.legacy_shader = Some(crate::legacy_clamp::has_legacy_ops(m));
-    match kind {
+    let result = match kind {
         PipelineKind::Frontend => frontend(pm, m),
         PipelineKind::Legalize => legalize_ir(pm, m),
         PipelineKind::Optimize => optimize(pm, m),
-    }
+    };
+    pm.context.legacy_shader = None;
+    result
 }
