@@ -8,7 +8,7 @@
 //! a value still used from live code (which valid input never does) is replaced by `Undef`
 //! rather than left dangling.
 
-use irc_ir::analysis::cfg::{self, Block, Cfg};
+use irc_ir::analysis::cfg::{self, Block, Cfg, FunctionRange};
 use irc_ir::analysis::Analyses;
 use irc_ir::format::Phi;
 use irc_ir::{Construct, Module, Op, OpCode, SsaDef, Type};
@@ -22,8 +22,7 @@ pub fn run(m: &mut Module) {
 
 /// [`run`], taking the CFGs from (and leaving them in) `analyses`.
 pub fn run_with(m: &mut Module, analyses: &Analyses) {
-    remove_uncalled_functions(m);
-    for f in cfg::functions(m) {
+    for f in remove_uncalled_functions(m) {
         let graph = analyses.cfg(m, f);
         if graph.is_empty() {
             continue;
@@ -127,10 +126,11 @@ fn function(m: &mut Module, g: &Cfg) {
 }
 
 /// Removes every function that is neither an entry point's function nor called, directly or
-/// indirectly, from one.
-pub fn remove_uncalled_functions(m: &mut Module) {
+/// indirectly, from one; returns the functions left, in program order (what
+/// [`cfg::functions`] would find again with another walk of the code).
+pub fn remove_uncalled_functions(m: &mut Module) -> Vec<FunctionRange> {
     if cfg::is_one_entry_function_without_calls(m) {
-        return;
+        return cfg::functions(m);
     }
     let functions = cfg::functions(m);
     let mut live: FxHashSet<SsaDef> = m
@@ -164,6 +164,11 @@ pub fn remove_uncalled_functions(m: &mut Module) {
         })
         .collect();
     remove_ops(m, &dead);
+    // Removing other functions' ops leaves a live function's bounds as they were.
+    functions
+        .into_iter()
+        .filter(|r| live.contains(&r.function))
+        .collect()
 }
 
 /// Removes `ops` from the module: a value still used by an op not in `ops` (never the case in
