@@ -107,12 +107,7 @@ pub fn settled(m: &Module, changes: Changes) -> bool {
 /// True if a run would remove phi `d`: it is trivial (one incoming value, ignoring itself), or
 /// another phi of its block has its key ([`phi_key`]).
 fn phi_may_merge(m: &Module, d: SsaDef) -> bool {
-    let incoming: SmallVec<[SsaDef; 4]> = irc_ir::format::Phi::of(m.op(d))
-        .pairs()
-        .filter_map(|(_, v)| v)
-        .filter(|&v| v != d)
-        .collect();
-    if incoming.windows(2).all(|w| w[0] == w[1]) {
+    if irc_ir::ssa_util::trivial_phi_value(m, d).is_some() {
         return true;
     }
     // The phis of a block are adjacent, right after its label.

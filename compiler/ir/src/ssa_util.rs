@@ -12,6 +12,25 @@ use crate::module::Module;
 use crate::op::Op;
 use crate::opcode::OpCode;
 
+/// What phi `phi` stands for if it is trivial: `Some(Some(v))` when its incoming values other
+/// than itself are all `v`, `Some(None)` when it has none; `None` when it merges two values.
+pub fn trivial_phi_value(m: &Module, phi: SsaDef) -> Option<Option<SsaDef>> {
+    let mut same: Option<SsaDef> = None;
+    for (_, v) in Phi::of(m.op(phi)).pairs() {
+        let Some(v) = v else {
+            continue;
+        };
+        if v == phi || Some(v) == same {
+            continue;
+        }
+        if same.is_some() {
+            return None;
+        }
+        same = Some(v);
+    }
+    Some(same)
+}
+
 /// Replaces phis whose operands are one value (ignoring self references) by that value, and
 /// phis with no operands by `Undef`, until none is left.
 pub fn remove_trivial_phis(m: &mut Module, phis: Vec<SsaDef>) {
@@ -20,24 +39,9 @@ pub fn remove_trivial_phis(m: &mut Module, phis: Vec<SsaDef>) {
         if !m.is_live(phi) || m.opcode(phi) != OpCode::Phi {
             continue;
         }
-        let mut same: Option<SsaDef> = None;
-        let mut trivial = true;
-        for (_, v) in Phi::of(m.op(phi)).pairs() {
-            let Some(v) = v else {
-                continue;
-            };
-            if v == phi || Some(v) == same {
-                continue;
-            }
-            if same.is_some() {
-                trivial = false;
-                break;
-            }
-            same = Some(v);
-        }
-        if !trivial {
+        let Some(same) = trivial_phi_value(m, phi) else {
             continue;
-        }
+        };
         let replacement = match same {
             Some(v) => v,
             None => m.add(Op::new(OpCode::Undef, m.ty(phi).clone())),
