@@ -108,6 +108,11 @@ impl Fact {
             return Fact::TOP;
         }
         let widen = |x: f64, up: bool| {
+            // An infinite bound is exact (`log2(0)` is `−inf` in every precision); widening it
+            // would compute `inf − inf`, a NaN bound that comparisons and min/max misread.
+            if x.is_infinite() {
+                return x;
+            }
             let w = x.abs() * WIDEN;
             let y = if up { x + w } else { x - w };
             if y.abs() > FINITE_LIMIT {
@@ -924,6 +929,21 @@ mod tests {
             .find(|&d| m.opcode(d) == OpCode::FSub)
             .expect("the FSub");
         assert!(analyze(&m).get(sub, 0).neg_zero);
+    }
+
+    #[test]
+    fn an_infinite_bound_stays_exact() {
+        // `log2([0, 0])` is `[−inf, −inf]`: widening the upper bound gave `−inf + inf`, a NaN.
+        let f = Fact::computed(f64::NEG_INFINITY, f64::NEG_INFINITY);
+        assert!(
+            f.lo == f64::NEG_INFINITY && f.hi == f64::NEG_INFINITY,
+            "{f:?}"
+        );
+        let g = Fact::computed(1.0, f64::INFINITY);
+        assert!(
+            g.hi == f64::INFINITY && g.lo <= 1.0 && g.lo >= 0.99,
+            "{g:?}"
+        );
     }
 
     #[test]
