@@ -799,6 +799,7 @@ const ATTEMPTS: Attempts<'static, ()> = Attempts {
     growth_period: 3,
     file_name: "the toy registers",
     refuse_longer: None,
+    shortest: false,
 };
 
 #[test]
@@ -847,6 +848,8 @@ struct Twin {
     wide: ToyFn,
     narrow: ToyFn,
     narrow_length: usize,
+    /// What [`Schedulable::lower_bound`] reports.
+    bound: usize,
 }
 
 impl Schedulable for Twin {
@@ -868,6 +871,9 @@ impl Schedulable for Twin {
         } else {
             self.narrow_length
         }
+    }
+    fn lower_bound(&self) -> usize {
+        self.bound
     }
 }
 
@@ -927,6 +933,7 @@ fn much_longer_schedules_are_refused_for_a_spill() {
         growth_period: 3,
         file_name: "the toy registers",
         refuse_longer,
+        shortest: false,
     };
     let refuse = Some(RefuseLonger {
         slack: 0.1,
@@ -937,6 +944,7 @@ fn much_longer_schedules_are_refused_for_a_spill() {
             wide: wide.clone(),
             narrow: narrow.clone(),
             narrow_length,
+            bound: 0,
         };
         let mut strategy = ToyMemory {
             spilled: Vec::new(),
@@ -959,6 +967,120 @@ fn much_longer_schedules_are_refused_for_a_spill() {
     assert!(spilled > 0);
     check(&file, &done.program, &done.allocation).expect("the checker accepts the allocation");
     assert_eq!(run(&spilled_wide, Some(&done.allocation), 1_000), want);
+}
+
+/// [`Twin`]'s schedules (`Some(wide)`) and one that never fits (`None`): a program with
+/// more values live at once than the file holds.
+struct Trio {
+    over: ToyFn,
+    twin: Twin,
+}
+
+impl Schedulable for Trio {
+    type Attempt = Option<bool>;
+    type Schedule = Option<bool>;
+    fn schedule(&self, attempt: Option<bool>) -> Result<Option<bool>, Diagnostic> {
+        Ok(attempt)
+    }
+    fn describe(&self, schedule: &Option<bool>) -> regalloc::Program {
+        match schedule {
+            None => self.over.describe(&()),
+            Some(wide) => self.twin.describe(wide),
+        }
+    }
+    fn length(&self, schedule: &Option<bool>) -> usize {
+        match schedule {
+            None => 1,
+            Some(wide) => self.twin.length(wide),
+        }
+    }
+    fn lower_bound(&self) -> usize {
+        self.twin.bound
+    }
+}
+
+#[test]
+fn shortest_keeps_the_shortest_schedule_that_fits() {
+    // One single-lane register. The wide schedule (2 ops) and the narrow one
+    // (`narrow_length`) fit; the over-full one (two values at once) never does.
+    let file = RegFile {
+        registers: 1,
+        lanes: 1,
+    };
+    let one_value = || {
+        let mut f = ToyFn::default();
+        let x = f.vreg(1);
+        f.block(
+            vec![
+                ToyOp::Const {
+                    dst: x,
+                    comp: 0,
+                    value: 7,
+                },
+                ToyOp::Out { src: x, comp: 0 },
+            ],
+            ToyTerm::Ret { result: None },
+        );
+        f
+    };
+    let mut over = ToyFn::default();
+    let [a, b] = [(); 2].map(|_| over.vreg(1));
+    over.block(
+        vec![
+            ToyOp::Const {
+                dst: a,
+                comp: 0,
+                value: 1,
+            },
+            ToyOp::Const {
+                dst: b,
+                comp: 0,
+                value: 2,
+            },
+            ToyOp::Out { src: a, comp: 0 },
+            ToyOp::Out { src: b, comp: 0 },
+        ],
+        ToyTerm::Ret { result: None },
+    );
+    // Which schedule wins, given the order of the attempts, `shortest` and the bound.
+    let winner = |order: &'static [Option<bool>], shortest, narrow_length, bound| {
+        let attempts = Attempts {
+            first: order,
+            retry: order,
+            late: None,
+            max_rounds: 4,
+            growth_period: 3,
+            file_name: "the toy registers",
+            refuse_longer: None,
+            shortest,
+        };
+        let mut trio = Trio {
+            over: over.clone(),
+            twin: Twin {
+                wide: one_value(),
+                narrow: one_value(),
+                narrow_length,
+                bound,
+            },
+        };
+        let done = schedule_and_allocate(&mut trio, &file, &mut NoSpill, &attempts, 0).unwrap();
+        match done.schedule {
+            None => "over",
+            Some(true) => "wide",
+            Some(false) => "narrow",
+        }
+    };
+    const NARROW_FIRST: &[Option<bool>] = &[None, Some(false), Some(true)];
+    const WIDE_FIRST: &[Option<bool>] = &[Some(true), Some(false)];
+    // The first that fits, or the shortest.
+    assert_eq!(winner(NARROW_FIRST, false, 50, 0), "narrow");
+    assert_eq!(winner(NARROW_FIRST, true, 50, 0), "wide");
+    // A schedule at the lower bound ends the search.
+    assert_eq!(winner(NARROW_FIRST, true, 50, 50), "narrow");
+    // Round 0's first attempt is taken when it fits, even if a later one is shorter.
+    assert_eq!(winner(WIDE_FIRST, true, 1, 0), "wide");
+    // Otherwise the narrow schedule wins when it is the shorter one.
+    assert_eq!(winner(NARROW_FIRST, true, 1, 0), "narrow");
 }
 
 #[test]

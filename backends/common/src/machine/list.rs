@@ -197,6 +197,7 @@ fn schedule<O, B: Bundle<O>>(
     // long blocks schedule in near-linear time).
     let mut first = 0;
     let mut candidates: Vec<usize> = Vec::with_capacity(window.max(1));
+    let mut keyed: Vec<(u64, u32, usize)> = Vec::new();
     while done < n {
         while first < n && at[first] != usize::MAX {
             first += 1;
@@ -208,7 +209,16 @@ fn schedule<O, B: Bundle<O>>(
         candidates.extend((first..limit).filter(|&i| at[i] == usize::MAX));
         match &tracker {
             Some((t, cap)) if t.live() >= *cap => {
-                candidates.sort_unstable_by_key(|&i| (t.delta(i).max(0), rank[i]))
+                // Each candidate's delta once, not once per comparison.
+                keyed.clear();
+                keyed.extend(
+                    candidates
+                        .iter()
+                        .map(|&i| (t.delta(i).max(0) as u64, rank[i], i)),
+                );
+                keyed.sort_unstable();
+                candidates.clear();
+                candidates.extend(keyed.iter().map(|&(_, _, i)| i));
             }
             _ => candidates.sort_unstable_by_key(|&i| rank[i]),
         }

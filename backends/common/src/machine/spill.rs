@@ -9,7 +9,11 @@
 //!    the spill path run on small programs);
 //! 2. each round, schedule with every [`Attempts`] entry in turn (round 0 uses
 //!    [`Attempts::first`], later rounds [`Attempts::retry`]) and allocate; the first success
-//!    wins;
+//!    wins; with [`Attempts::shortest`], the shortest that does: unless round 0's first
+//!    attempt (the preferred, widest schedule, which is almost always the shortest when it
+//!    fits) succeeded, the round goes on after a success, does not allocate schedules no
+//!    shorter than the best so far, and stops at the program's
+//!    [`Schedulable::lower_bound`];
 //!    a schedule with more live components at some step than the file has lanes
 //!    ([`regalloc::pressure_spills`]) cannot be colored and is not tried: its pressure cover
 //!    is kept instead;
@@ -48,6 +52,11 @@ pub trait Schedulable {
     fn describe(&self, schedule: &Self::Schedule) -> regalloc::Program;
     /// The schedule's length (instructions), to compare attempts by.
     fn length(&self, schedule: &Self::Schedule) -> usize;
+    /// A length no schedule of the program can go below ([`Attempts::shortest`] stops
+    /// searching when a schedule that allocates reaches it); 0 when the target knows none.
+    fn lower_bound(&self) -> usize {
+        0
+    }
 }
 
 /// How a target makes room when allocation fails.
@@ -94,6 +103,9 @@ pub struct Attempts<'a, A> {
     pub file_name: &'a str,
     /// Refuse schedules much longer than the preferred one (module documentation).
     pub refuse_longer: Option<RefuseLonger>,
+    /// Whether a round keeps the shortest schedule that allocates instead of the first
+    /// (module documentation).
+    pub shortest: bool,
 }
 
 /// When a schedule is refused because the preferred attempt's is much shorter.
@@ -145,9 +157,23 @@ where
         // The length and the failure of the attempt the next round tries first, when it was
         // short of registers only for the colorer.
         let mut preferred: Option<(usize, AllocFailure)> = None;
-        for &attempt in tries {
+        // With `shortest`: the shortest schedule that allocated so far; `bound`, the length
+        // none can beat.
+        let mut best: Option<(usize, Allocated<P::Schedule>)> = None;
+        let bound = if attempts.shortest {
+            p.lower_bound()
+        } else {
+            0
+        };
+        for (index, &attempt) in tries.iter().enumerate() {
             let schedule = p.schedule(attempt)?;
             let length = p.length(&schedule);
+            if best
+                .as_ref()
+                .is_some_and(|(shortest, _)| length >= *shortest)
+            {
+                continue;
+            }
             // Much longer than the preferred schedule, which only missed the colorer: not
             // allocated; unless a later attempt is short enough, the round spills for the
             // preferred one.
@@ -187,11 +213,16 @@ where
             }
             match regalloc::allocate_with(file, &program, &live) {
                 Ok(allocation) => {
-                    return Ok(Allocated {
+                    let done = Allocated {
                         schedule,
                         allocation,
                         program,
-                    });
+                    };
+                    let preferred_fits = round == 0 && index == 0;
+                    if !attempts.shortest || preferred_fits || length <= bound {
+                        return Ok(done);
+                    }
+                    best = Some((length, done));
                 }
                 // The earliest attempt's candidates: the next round tries it first.
                 Err(e) => {
@@ -201,6 +232,9 @@ where
                     failure.get_or_insert(e);
                 }
             }
+        }
+        if let Some((_, done)) = best {
+            return Ok(done);
         }
         let picks: Vec<VReg> = match (failure, cover) {
             // The schedule the next round tries first is over-full: its cover.
