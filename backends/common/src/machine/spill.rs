@@ -158,13 +158,9 @@ where
         // short of registers only for the colorer.
         let mut preferred: Option<(usize, AllocFailure)> = None;
         // With `shortest`: the shortest schedule that allocated so far; `bound`, the length
-        // none can beat.
+        // none can beat (asked for at the first success that does not end the round).
         let mut best: Option<(usize, Allocated<P::Schedule>)> = None;
-        let bound = if attempts.shortest {
-            p.lower_bound()
-        } else {
-            0
-        };
+        let mut bound: Option<usize> = None;
         for (index, &attempt) in tries.iter().enumerate() {
             let schedule = p.schedule(attempt)?;
             let length = p.length(&schedule);
@@ -219,7 +215,10 @@ where
                         program,
                     };
                     let preferred_fits = round == 0 && index == 0;
-                    if !attempts.shortest || preferred_fits || length <= bound {
+                    if !attempts.shortest
+                        || preferred_fits
+                        || length <= *bound.get_or_insert_with(|| p.lower_bound())
+                    {
                         return Ok(done);
                     }
                     best = Some((length, done));

@@ -213,6 +213,8 @@ fn schedule_and_allocate(
         growth_period: 3,
         file_name: "the 6 vec4 registers",
         refuse_longer: Some(REFUSE_LONGER),
+        // The largest programs keep the first schedule that fits: searching on found no
+        // shorter code there and cost them the most time.
         shortest: ops <= CAPPED_MAX_OPS,
     };
     let mut planned = Planned::new(std::mem::take(prog));
