@@ -842,6 +842,20 @@ fn forced_spills_take_the_cheapest_values_first() {
     assert_eq!(run(&f, Some(&done.allocation), 10_000), want);
 }
 
+/// `dst.x = value`.
+fn konst(dst: VReg, value: i64) -> ToyOp {
+    ToyOp::Const {
+        dst,
+        comp: 0,
+        value,
+    }
+}
+
+/// Writes `src.x` to the output.
+fn out(src: VReg) -> ToyOp {
+    ToyOp::Out { src, comp: 0 }
+}
+
 /// Two schedules of one program: the preferred `wide` one (attempt `true`), and a `narrow`
 /// one of a given length that always fits (attempt `false`).
 struct Twin {
@@ -898,12 +912,6 @@ fn much_longer_schedules_are_refused_for_a_spill() {
     };
     let mut wide = ToyFn::default();
     let [a, b, c, d, e] = [(); 5].map(|_| wide.vreg(1));
-    let konst = |dst, value| ToyOp::Const {
-        dst,
-        comp: 0,
-        value,
-    };
-    let out = |src| ToyOp::Out { src, comp: 0 };
     wide.block(
         vec![
             konst(a, 1),
@@ -1010,36 +1018,13 @@ fn shortest_keeps_the_shortest_schedule_that_fits() {
     let one_value = || {
         let mut f = ToyFn::default();
         let x = f.vreg(1);
-        f.block(
-            vec![
-                ToyOp::Const {
-                    dst: x,
-                    comp: 0,
-                    value: 7,
-                },
-                ToyOp::Out { src: x, comp: 0 },
-            ],
-            ToyTerm::Ret { result: None },
-        );
+        f.block(vec![konst(x, 7), out(x)], ToyTerm::Ret { result: None });
         f
     };
     let mut over = ToyFn::default();
     let [a, b] = [(); 2].map(|_| over.vreg(1));
     over.block(
-        vec![
-            ToyOp::Const {
-                dst: a,
-                comp: 0,
-                value: 1,
-            },
-            ToyOp::Const {
-                dst: b,
-                comp: 0,
-                value: 2,
-            },
-            ToyOp::Out { src: a, comp: 0 },
-            ToyOp::Out { src: b, comp: 0 },
-        ],
+        vec![konst(a, 1), konst(b, 2), out(a), out(b)],
         ToyTerm::Ret { result: None },
     );
     // Which schedule wins, given the order of the attempts, `shortest` and the bound.
