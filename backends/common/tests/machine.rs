@@ -11,7 +11,7 @@ use irc_backend::machine::cfg::{
 use irc_backend::machine::copies::{sequence, Step, Strategy};
 use irc_backend::machine::dce::{dead_writes, remove_unreachable, Reads};
 use irc_backend::machine::deps::deps;
-use irc_backend::machine::depth::dependence_depth;
+use irc_backend::machine::depth::{dependence_depth, dependence_levels};
 use irc_backend::machine::describe::{ProgramBuilder, VRegShape};
 use irc_backend::machine::list::{
     list_schedule, list_schedule_capped, list_schedule_just_in_time, list_schedule_with, Bundle,
@@ -415,6 +415,17 @@ fn dependence_depth_counts_true_dependences_only() {
     ];
     assert_eq!(dependence_depth(&mem, |_| false), 5);
     assert_eq!(dependence_depth::<ToyOp>(&[], |_| false), 0);
+    // Per op: the chain before it and the chain it heads.
+    let levels = dependence_levels(&ops, |_| false);
+    assert_eq!(levels.before, [0, 1, 2, 0, 1]);
+    assert_eq!(levels.tail, [3, 2, 1, 2, 1]);
+    let levels = dependence_levels(&mem, |_| false);
+    assert_eq!(levels.before, [0, 1, 2, 3, 0, 4]);
+    assert_eq!(levels.tail, [5, 4, 3, 2, 1, 1]);
+    // A vanishing op passes the chain on without adding to it.
+    let levels = dependence_levels(&ops, |o| matches!(o, ToyOp::Add { .. }));
+    assert_eq!(levels.before, [0, 1, 1, 0, 1]);
+    assert_eq!(levels.tail, [1, 0, 0, 2, 1]);
 }
 
 /// Two ops per bundle, at most one touching memory, never an output when `no_out`.
