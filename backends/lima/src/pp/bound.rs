@@ -105,10 +105,10 @@ fn unit_bound(ops: &[MOp], levels: &Levels) -> u32 {
         .iter()
         .flatten()
         .fold(0u16, |m, &alternative| m | alternative);
-    let levels = deepest as usize + 1;
+    let level_count = deepest as usize + 1;
     let mut fewest = vec![0u32; kinds.len()];
-    let mut from_start = vec![0u32; levels];
-    let mut from_end = vec![0u32; levels];
+    let mut from_start = vec![0u32; level_count];
+    let mut from_end = vec![0u32; level_count];
     let mut best = 0;
     let mut set = used;
     while set != 0 {
@@ -129,7 +129,7 @@ fn unit_bound(ops: &[MOp], levels: &Levels) -> u32 {
         }
         let width = set.count_ones();
         let (mut starting, mut ending) = (0, 0);
-        for k in (0..levels).rev() {
+        for k in (0..level_count).rev() {
             starting += from_start[k];
             ending += from_end[k];
             if starting > 0 {
