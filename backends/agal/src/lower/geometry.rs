@@ -6,6 +6,8 @@
 //!   by rounding only, as AGAL's own `rsq` does; not done when an op is `Precise`).
 //! * `a.yzx · b.zxy − a.zxy · b.yzx` (either factor order) is `crs a, b`, exactly the same
 //!   products and difference.
+//! * `rcp(rsq(x))`, D3D9's length idiom, is `sqt x` (the two differ by rounding only, and agree
+//!   on `±0`, `+inf` and negative `x`; not done when an op is `Precise`).
 //!
 //! The ops the pattern started from were lowered already; [`super::dce`] removes them when
 //! nothing else reads them.
@@ -17,8 +19,22 @@ use super::{same, Comp, Comps, Lower};
 use crate::isa::Opcode;
 
 impl Lower<'_> {
+    /// `Precise` by its own flags or its type's `SetFpMode` defaults.
     fn precise(&self, d: SsaDef) -> bool {
-        self.m.op(d).flags.contains(OpFlags::PRECISE)
+        self.fp.flags(self.m.op(d)).contains(OpFlags::PRECISE)
+    }
+
+    /// `sqt` for the `FRcp` `d` of an `FRsq` of the same type.
+    pub(super) fn try_sqt(&mut self, d: SsaDef) -> Option<Comps> {
+        let op = self.m.op(d);
+        let r = Arith::of(op).a().filter(|_| op.opcode == OpCode::FRcp)?;
+        let rop = self.m.op(r);
+        if rop.opcode != OpCode::FRsq || rop.ty != op.ty || self.precise(d) || self.precise(r) {
+            return None;
+        }
+        let width = u8::try_from(super::io::flat_size(&op.ty)?).ok()?;
+        let x = self.value(Arith::of(rop).a()?).ok()?;
+        Some(self.alu(Opcode::Sqt, &[&x], width))
     }
 
     /// `nrm` for the `FMul` `d` when it normalizes a 3-vector.

@@ -246,6 +246,7 @@ pub fn lower(
         branches: mode == FlowMode::Branched,
         frames: Vec::new(),
         facts: None,
+        fp: irc_passes::fold_util::FpDefaults::of(m),
     };
     l.declare_outputs()?;
     l.lower_blocks(&cfg)?;
@@ -322,6 +323,8 @@ struct Lower<'a> {
     frames: Vec<branch::Frame>,
     /// The module's float facts, computed on first use ([`Lower::facts`]).
     facts: Option<irc_passes::float_facts::FloatFacts>,
+    /// The float-mode defaults of the module (`SetFpMode`): which ops are `Precise`.
+    fp: irc_passes::fold_util::FpDefaults,
 }
 
 impl Lower<'_> {
@@ -793,6 +796,10 @@ impl Lower<'_> {
             | OpCode::FSin
             | OpCode::FCos
             | OpCode::FFract => {
+                if let Some(r) = self.try_sqt(d) {
+                    self.values.insert(d, r);
+                    return Ok(());
+                }
                 let a = self.val(d, Arith::of(&op).a())?;
                 if let (OpCode::FNeg, true) =
                     (op.opcode, a.iter().all(|c| matches!(c, Comp::Lit(_))))

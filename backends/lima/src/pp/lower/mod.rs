@@ -29,8 +29,11 @@ use irc_backend::machine::copies::{self, Step, Strategy};
 use irc_backend::regalloc::VReg;
 use irc_backend::{Diagnostic, IoSource, Reflection};
 use irc_ir::analysis::cfg::{self, Block as IrBlock, Cfg};
-use irc_ir::format::{Branch, BranchConditional, DclOutput, DclOutputBuiltIn, EntryPoint, Phi};
-use irc_ir::{Module, OpCode, SsaDef};
+use irc_ir::format::{
+    Arith, Branch, BranchConditional, DclOutput, DclOutputBuiltIn, EntryPoint, Phi,
+};
+use irc_ir::{Module, Op, OpCode, OpFlags, SsaDef};
+use irc_passes::fold_util::FpDefaults;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
@@ -119,6 +122,8 @@ pub(crate) struct Lower<'a> {
     pub varying_loads: FxHashMap<(usize, u32), (VReg, u8)>,
     /// The module's float facts, computed on first use ([`Lower::facts`]).
     facts: Option<irc_passes::float_facts::FloatFacts>,
+    /// The float-mode defaults of the module (`SetFpMode`): which ops are `Precise`.
+    fp: FpDefaults,
 }
 
 impl<'a> Lower<'a> {
@@ -152,7 +157,22 @@ impl<'a> Lower<'a> {
             producer: FxHashMap::default(),
             varying_loads: FxHashMap::default(),
             facts: None,
+            fp: FpDefaults::of(m),
         })
+    }
+
+    /// `x` if `op` is `FRcp(FRsq(x))` with neither op `Precise`: its value is `sqrt(x)` up to
+    /// the rounding of the two approximations it replaces (for every `x`: `±0 → ±0`,
+    /// `+inf → +inf`, negative → NaN, as `sqrt`). Each combiner result is an fp16
+    /// approximation (reference §11), so the one `sqrt` is at least as close to the IR's value
+    /// as the two steps; `Precise` keeps the IR's operations.
+    pub fn rsq_operand(&self, op: &Op) -> Option<SsaDef> {
+        let r = Arith::of(op).a()?;
+        let rsq = self.m.op(r);
+        let precise = |o: &Op| self.fp.flags(o).contains(OpFlags::PRECISE);
+        (rsq.opcode == OpCode::FRsq && rsq.ty == op.ty && !precise(op) && !precise(rsq))
+            .then(|| Arith::of(rsq).a())
+            .flatten()
     }
 
     /// The float facts of the module (`irc_passes::float_facts`), analysed once.
