@@ -22,6 +22,7 @@
 mod discard;
 mod io;
 mod ops;
+mod output_write;
 
 use half::f16;
 use irc_backend::machine::cfg::{edge_block, loop_depths};

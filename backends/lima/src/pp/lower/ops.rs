@@ -1192,8 +1192,9 @@ impl Lower<'_> {
         let vals = self.value(value_def)?;
         let first = within_vec4(first, 0, vals.len())
             .ok_or_else(|| self.diag(d, "output component index beyond the vector"))?;
-        // Let the op computing the value write the output register directly.
-        if self.m.uses(value_def).len() == 1 {
+        // Let the op computing the value write the output register directly
+        // ([`super::output_write`]).
+        if self.m.uses(value_def).len() == 1 && self.output_lanes_disjoint(decl) {
             if let Some(v) = fresh_vreg(&vals) {
                 if let Some(&(b, i)) = self.producer.get(&v) {
                     let mop = &mut self.prog.blocks[b].ops[i];
