@@ -367,21 +367,72 @@ pub fn emit_expr(
     }
 }
 
-/// Stores every output component from its variable (and output 0's into the position).
+/// Stores every output component from its variable (and output 0's into the position), in
+/// one of four shapes chosen from the program's size and the output's index (so that both
+/// forms of a program store alike): a scalar store per component, in order or in reverse; one
+/// vector store of the four; or a vector store of components 0 and 1 and two placeholders
+/// that scalar stores of components 2 and 3 then overwrite (components stored twice, the last
+/// store winning).
 pub fn emit_outputs(m: &mut Module, d: &Decls, p: &Program, form: Form, vars: &mut dyn VarReader) {
     let position = d.position.map(|dcl| (dcl, 0));
     let stores = d.outputs.iter().copied().zip(0..).chain(position);
     for (dcl, k) in stores {
-        for (c, &v) in p.outputs[k].iter().enumerate() {
-            let val = emit_expr(m, d, p, form, vars, &Expr::Var(v));
-            let a = u32c(m, c as u32);
-            add(
+        let comps = p.outputs[k];
+        let mut value =
+            |m: &mut Module, c: usize| emit_expr(m, d, p, form, vars, &Expr::Var(comps[c]));
+        let store = |m: &mut Module, address: Option<SsaDef>, val: SsaDef| {
+            let op = Op::new(OpCode::OutputStore, Type::void())
+                .arg(dcl)
+                .arg(irc_ir::Operand::from(address))
+                .arg(val);
+            add(m, op);
+        };
+        let shape = (p.vars.len() + k) % 4;
+        if shape == 1 {
+            let lanes: Vec<SsaDef> = (0..4).map(|c| value(m, c)).collect();
+            let mut construct =
+                Op::new(OpCode::CompositeConstruct, Type::vector(ScalarType::F32, 4));
+            for l in lanes {
+                construct = construct.arg(l);
+            }
+            let v = add(m, construct);
+            store(m, None, v);
+            continue;
+        }
+        if shape == 3 {
+            // Components 0 and 1 in a vector store with two placeholders, which scalar
+            // stores of components 2 and 3 then overwrite.
+            let (x, y) = (value(m, 0), value(m, 1));
+            let k = add(
                 m,
-                Op::new(OpCode::OutputStore, Type::void())
-                    .arg(dcl)
-                    .arg(a)
-                    .arg(val),
+                Op::new(OpCode::Constant, Type::scalar(ScalarType::F32))
+                    .lit(7.0f32.to_bits().into()),
             );
+            let v = add(
+                m,
+                Op::new(OpCode::CompositeConstruct, Type::vector(ScalarType::F32, 4))
+                    .arg(x)
+                    .arg(y)
+                    .arg(k)
+                    .arg(k),
+            );
+            store(m, None, v);
+            for c in 2..4 {
+                let val = value(m, c);
+                let a = u32c(m, c as u32);
+                store(m, Some(a), val);
+            }
+            continue;
+        }
+        let order: [usize; 4] = if shape == 2 {
+            [3, 2, 1, 0]
+        } else {
+            [0, 1, 2, 3]
+        };
+        for c in order {
+            let val = value(m, c);
+            let a = u32c(m, c as u32);
+            store(m, Some(a), val);
         }
     }
 }
