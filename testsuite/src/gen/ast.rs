@@ -19,6 +19,10 @@ pub enum Un {
     FFract,
     FFloor,
     FSqrtAbs,
+    /// `rsq(|x|)`.
+    FRsqAbs,
+    /// `rcp(rsq(|x|))`: D3D9's length idiom, which targets with a square root fuse.
+    FRcpRsqAbs,
     FRcp,
     FExp2,
     FLog2Abs,

@@ -225,6 +225,8 @@ impl Drawer<'_> {
                         Un::FFract,
                         Un::FFloor,
                         Un::FSqrtAbs,
+                        Un::FRsqAbs,
+                        Un::FRcpRsqAbs,
                         Un::FRcp,
                         Un::FExp2,
                         Un::FLog2Abs,

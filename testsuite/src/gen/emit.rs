@@ -290,6 +290,15 @@ pub fn emit_expr(
                     let a = un(m, OpCode::FAbs, x);
                     un(m, OpCode::FSqrt, a)
                 }
+                Un::FRsqAbs => {
+                    let a = un(m, OpCode::FAbs, x);
+                    un(m, OpCode::FRsq, a)
+                }
+                Un::FRcpRsqAbs => {
+                    let a = un(m, OpCode::FAbs, x);
+                    let r = un(m, OpCode::FRsq, a);
+                    un(m, OpCode::FRcp, r)
+                }
                 Un::FRcp => un(m, OpCode::FRcp, x),
                 Un::FExp2 => un(m, OpCode::FExp2, x),
                 Un::FLog2Abs => {
