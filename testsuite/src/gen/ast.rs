@@ -95,6 +95,15 @@ pub enum Expr {
     Un(Un, Box<Expr>),
     Bin(Bin, Box<Expr>, Box<Expr>),
     Mad(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `a · b + c` with D3D9's product (`0 · x = 0`).
+    MadLegacy(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// The dot product of two vectors built from 2-4 f32 expressions each (`FDot`, or
+    /// `FDotLegacy` with D3D9's products).
+    Dot {
+        legacy: bool,
+        a: Vec<Expr>,
+        b: Vec<Expr>,
+    },
     Cmp(Cmp, Box<Expr>, Box<Expr>),
     Select(Box<Expr>, Box<Expr>, Box<Expr>),
 }
@@ -140,7 +149,7 @@ impl Expr {
         match self {
             Expr::Var(v) => vars[*v],
             Expr::ConstF(_) | Expr::Input(..) | Expr::Cbuf(..) | Expr::Sample(..) => Ty::F32,
-            Expr::Mad(..) => Ty::F32,
+            Expr::Mad(..) | Expr::MadLegacy(..) | Expr::Dot { .. } => Ty::F32,
             Expr::ConstI(_) => Ty::I32,
             Expr::ConstU(_) => Ty::U32,
             Expr::ConstB(_) | Expr::Cmp(..) => Ty::Bool,

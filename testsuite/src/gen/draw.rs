@@ -236,11 +236,25 @@ impl Drawer<'_> {
                     let op = ops[self.rng.below(ops.len() as u64) as usize];
                     Expr::Un(op, b(self.expr(Ty::F32, d)))
                 }
-                7 => Expr::Mad(
-                    b(self.expr(Ty::F32, d)),
-                    b(self.expr(Ty::F32, d)),
-                    b(self.expr(Ty::F32, d)),
-                ),
+                7 => match self.rng.below(4) {
+                    0 | 1 => Expr::Mad(
+                        b(self.expr(Ty::F32, d)),
+                        b(self.expr(Ty::F32, d)),
+                        b(self.expr(Ty::F32, d)),
+                    ),
+                    2 => Expr::MadLegacy(
+                        b(self.expr(Ty::F32, d)),
+                        b(self.expr(Ty::F32, d)),
+                        b(self.expr(Ty::F32, d)),
+                    ),
+                    _ => {
+                        let n = 2 + self.rng.below(3) as usize;
+                        let legacy = self.rng.chance(0.5);
+                        let a = (0..n).map(|_| self.expr(Ty::F32, d)).collect();
+                        let b = (0..n).map(|_| self.expr(Ty::F32, d)).collect();
+                        Expr::Dot { legacy, a, b }
+                    }
+                },
                 8 => Expr::Select(
                     b(self.expr(Ty::Bool, d)),
                     b(self.expr(Ty::F32, d)),

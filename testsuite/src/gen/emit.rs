@@ -352,6 +352,32 @@ pub fn emit_expr(
             let z = emit_expr(m, d, p, form, vars, c);
             add(m, Op::new(OpCode::FMad, f32t()).arg(x).arg(y).arg(z))
         }
+        Expr::MadLegacy(a, bb, c) => {
+            let x = emit_expr(m, d, p, form, vars, a);
+            let y = emit_expr(m, d, p, form, vars, bb);
+            let z = emit_expr(m, d, p, form, vars, c);
+            add(m, Op::new(OpCode::FMadLegacy, f32t()).arg(x).arg(y).arg(z))
+        }
+        Expr::Dot { legacy, a, b } => {
+            let mut vector = |m: &mut Module, es: &[Expr]| {
+                let lanes: Vec<SsaDef> = es
+                    .iter()
+                    .map(|e| emit_expr(m, d, p, form, vars, e))
+                    .collect();
+                let ty = Type::vector(ScalarType::F32, lanes.len() as u8);
+                let op = lanes
+                    .into_iter()
+                    .fold(Op::new(OpCode::CompositeConstruct, ty), |op, l| op.arg(l));
+                add(m, op)
+            };
+            let (x, y) = (vector(m, a), vector(m, b));
+            let code = if *legacy {
+                OpCode::FDotLegacy
+            } else {
+                OpCode::FDot
+            };
+            add(m, Op::new(code, f32t()).arg(x).arg(y))
+        }
         Expr::Cmp(op, a, bb) => {
             let x = emit_expr(m, d, p, form, vars, a);
             let y = emit_expr(m, d, p, form, vars, bb);
