@@ -80,19 +80,19 @@ fn generated_programs_match_in_the_pica_simulator() {
     );
 }
 
-/// Generator programs found by `irc fuzz-diff --pipeline pica-vs`: 20081 (`min(x, NaN)`,
-/// which PICA's MIN answers with the NaN and the IR with `x`), 105052 (a product past
-/// float24's largest value, infinite on the hardware), 105796 (`rcp(−x)` at `x = 0`: float24
-/// has no −0, so +inf), 506228 (a D3D9-rule `0 · NaN`: NaN on PICA's MUL, the oracle's rule).
+/// Generator programs found by `irc fuzz-diff --pipeline pica-vs` (kept as text in
+/// `testsuite/regressions/`): seed 20081 (`min(x, NaN)`, which PICA's MIN answers with the NaN
+/// and the IR with `x`), 105052 (a product past float24's largest value, infinite on the
+/// hardware), 105796 (`rcp(−x)` at `x = 0`: float24 has no −0, so +inf), 506228 (a D3D9-rule
+/// `0 · NaN`: NaN on PICA's MUL, the oracle's rule).
 #[test]
 fn generated_programs_with_nan_range_and_zero_sign_cases_match() {
     let target = irc::target("pica-vs").expect("registered");
     for seed in [20081, 105052, 105796, 506228] {
-        match irc_testsuite::harness::check_generated(target, seed, Limits::default()) {
-            Ok(Some(run)) => assert!(run.instructions > 0),
-            Ok(None) => panic!("program {seed} no longer compiles for pica-vs"),
-            Err(case) => panic!("{case}"),
-        }
+        let name = format!("vertex_seed_{seed}");
+        let run = irc_testsuite::harness::check_regression(target, &name)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(run.instructions > 0 && run.seeds_compared > 0, "{name}");
     }
 }
 

@@ -5,8 +5,9 @@
 //! number must compile and match. `irc fuzz-diff --pipeline TARGET` runs the same check on as
 //! many programs as asked.
 
+use irc_testsuite::corpus::Outcome;
 use irc_testsuite::gen::Limits;
-use irc_testsuite::harness::{check_generated, check_generated_with};
+use irc_testsuite::harness::check_generated;
 
 /// Programs per size class (default generator limits, then small programs).
 const PROGRAMS: u64 = 300;
@@ -55,7 +56,8 @@ fn generated_programs_match_in_every_simulator() {
 }
 
 /// Programs `irc fuzz-diff --pipeline TARGET [-C KEY=VALUE]` found, checked on every run:
-/// (target, seed, option, value).
+/// (target, generator seed, option, value); each kept as text in `testsuite/regressions/`
+/// (`pixel_seed_N.ir` for a pixel target, `vertex_seed_N.ir` for a vertex one).
 /// - lima-fp 9097906: a block of moves that all vanish after allocation became no instruction,
 ///   but the lower bound counted one for it (bound 8, program 7 instructions).
 /// - agal-vp and lima-vp 12099534, `legacy-mul=exact`: the float facts took `−0 − +0` for a
@@ -93,10 +95,22 @@ fn fuzz_found_programs_stay_fixed() {
             .expect("registered target");
         let mut options = irc::Options::default();
         options.set(key, value).expect("a target option");
-        match check_generated_with(target, seed, Limits::default(), &options) {
-            Ok(Some(_)) => {}
-            Ok(None) => panic!("{name} seed {seed} {key}={value}: no longer compiles"),
-            Err(case) => panic!("{name} seed {seed} {key}={value}:\n{case}"),
-        }
+        let form = if target.stages().contains(&irc_ir::ShaderStage::Pixel) {
+            "pixel"
+        } else {
+            "vertex"
+        };
+        let m = irc_testsuite::harness::regression_program(&format!("{form}_seed_{seed}"));
+        let check = irc_testsuite::harness::check_shader_with(
+            target,
+            &m,
+            irc_testsuite::harness::DIFF_SEEDS,
+            &options,
+        );
+        assert!(
+            matches!(check.outcome, Outcome::Ok | Outcome::Known(_)) && check.seeds_compared > 0,
+            "{name} seed {seed} {key}={value}: {:?}",
+            check.outcome
+        );
     }
 }

@@ -617,6 +617,28 @@ pub struct GeneratedRun {
     pub native_deviations: u32,
 }
 
+/// A program `irc fuzz-diff` once found, kept as text in `testsuite/regressions/NAME.ir` (the
+/// generator may draw another program for the same seed since), read back.
+pub fn regression_program(name: &str) -> Module {
+    let path = format!("{}/regressions/{name}.ir", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    irc_ir::text::parse(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// [`regression_program`] `name` compiled for `target` and compared on [`DIFF_SEEDS`] input
+/// sets: its run, or why it failed or did not compile.
+pub fn check_regression(target: &dyn Target, name: &str) -> Result<GeneratedRun, String> {
+    let check = check_shader(target, &regression_program(name), DIFF_SEEDS);
+    match check.outcome {
+        Outcome::Ok | Outcome::Known(_) => Ok(GeneratedRun {
+            instructions: check.output.map_or(0, |o| o.stats.instructions),
+            seeds_compared: check.seeds_compared,
+            native_deviations: check.native_deviations,
+        }),
+        other => Err(format!("{name} for {}: {other:?}", target.name())),
+    }
+}
+
 /// Generator program `seed` (raw form; a pixel shader, or a vertex shader for a target without
 /// the pixel stage, or a geometry shader for a target of the geometry stage only) compiled for
 /// `target` and compared on [`DIFF_SEEDS`] input sets: `Ok(None)` when the target does not
