@@ -205,7 +205,6 @@ impl Module {
                 m.constants.insert(op.clone(), def);
             }
             m.opcode_counts.added(op.opcode);
-            m.nodes[def].opcode = op.opcode;
             m.ops[def] = op;
             m.link_at_end(def, section);
         }

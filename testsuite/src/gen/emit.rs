@@ -438,7 +438,7 @@ pub fn emit_outputs(m: &mut Module, d: &Decls, p: &Program, form: Form, vars: &m
             // Components 0 and 1 in a vector store with two placeholders, which scalar
             // stores of components 2 and 3 then overwrite.
             let (x, y) = (value(m, 0), value(m, 1));
-            let k = add(
+            let placeholder = add(
                 m,
                 Op::new(OpCode::Constant, Type::scalar(ScalarType::F32))
                     .lit(7.0f32.to_bits().into()),
@@ -448,8 +448,8 @@ pub fn emit_outputs(m: &mut Module, d: &Decls, p: &Program, form: Form, vars: &m
                 Op::new(OpCode::CompositeConstruct, Type::vector(ScalarType::F32, 4))
                     .arg(x)
                     .arg(y)
-                    .arg(k)
-                    .arg(k),
+                    .arg(placeholder)
+                    .arg(placeholder),
             );
             store(m, None, v);
             for c in 2..4 {
