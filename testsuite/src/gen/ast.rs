@@ -26,6 +26,8 @@ pub enum Un {
     FRcp,
     FExp2,
     FLog2Abs,
+    /// D3D9's `log` (`FLog2Legacy`: the logarithm of `|x|`, `log(0) = −inf`).
+    FLog2Legacy,
     FSin,
     FCos,
     FtoI,
@@ -44,6 +46,8 @@ pub enum Bin {
     FSub,
     FMul,
     FMulLegacy,
+    /// D3D9's `pow`: `exp2(b · log2(a))` with the legacy product.
+    FPowLegacy,
     FDiv,
     FMin,
     FMax,
@@ -98,11 +102,13 @@ pub enum Expr {
     /// `a · b + c` with D3D9's product (`0 · x = 0`).
     MadLegacy(Box<Expr>, Box<Expr>, Box<Expr>),
     /// The dot product of two vectors built from 2-4 f32 expressions each (`FDot`, or
-    /// `FDotLegacy` with D3D9's products).
+    /// `FDotLegacy` with D3D9's products), plus `add` if present (`FDotAdd`,
+    /// `FDotAddLegacy`).
     Dot {
         legacy: bool,
         a: Vec<Expr>,
         b: Vec<Expr>,
+        add: Option<Box<Expr>>,
     },
     Cmp(Cmp, Box<Expr>, Box<Expr>),
     Select(Box<Expr>, Box<Expr>, Box<Expr>),

@@ -211,6 +211,7 @@ impl Drawer<'_> {
                         Bin::FSub,
                         Bin::FMul,
                         Bin::FMulLegacy,
+                        Bin::FPowLegacy,
                         Bin::FDiv,
                         Bin::FMin,
                         Bin::FMax,
@@ -230,6 +231,7 @@ impl Drawer<'_> {
                         Un::FRcp,
                         Un::FExp2,
                         Un::FLog2Abs,
+                        Un::FLog2Legacy,
                         Un::FSin,
                         Un::FCos,
                     ];
@@ -252,7 +254,11 @@ impl Drawer<'_> {
                         let legacy = self.rng.chance(0.5);
                         let a = (0..n).map(|_| self.expr(Ty::F32, d)).collect();
                         let b = (0..n).map(|_| self.expr(Ty::F32, d)).collect();
-                        Expr::Dot { legacy, a, b }
+                        let add = self
+                            .rng
+                            .chance(0.3)
+                            .then(|| Box::new(self.expr(Ty::F32, d)));
+                        Expr::Dot { legacy, a, b, add }
                     }
                 },
                 8 => Expr::Select(

@@ -301,6 +301,7 @@ pub fn emit_expr(
                 }
                 Un::FRcp => un(m, OpCode::FRcp, x),
                 Un::FExp2 => un(m, OpCode::FExp2, x),
+                Un::FLog2Legacy => un(m, OpCode::FLog2Legacy, x),
                 Un::FLog2Abs => {
                     let a = un(m, OpCode::FAbs, x);
                     un(m, OpCode::FLog2, a)
@@ -322,6 +323,7 @@ pub fn emit_expr(
                 Bin::FSub => OpCode::FSub,
                 Bin::FMul => OpCode::FMul,
                 Bin::FMulLegacy => OpCode::FMulLegacy,
+                Bin::FPowLegacy => OpCode::FPowLegacy,
                 Bin::FDiv => OpCode::FDiv,
                 Bin::FMin => OpCode::FMin,
                 Bin::FMax => OpCode::FMax,
@@ -358,7 +360,12 @@ pub fn emit_expr(
             let z = emit_expr(m, d, p, form, vars, c);
             add(m, Op::new(OpCode::FMadLegacy, f32t()).arg(x).arg(y).arg(z))
         }
-        Expr::Dot { legacy, a, b } => {
+        Expr::Dot {
+            legacy,
+            a,
+            b,
+            add: addend,
+        } => {
             let mut vector = |m: &mut Module, es: &[Expr]| {
                 let lanes: Vec<SsaDef> = es
                     .iter()
@@ -371,12 +378,19 @@ pub fn emit_expr(
                 add(m, op)
             };
             let (x, y) = (vector(m, a), vector(m, b));
-            let code = if *legacy {
-                OpCode::FDotLegacy
-            } else {
-                OpCode::FDot
+            let c = addend.as_ref().map(|c| emit_expr(m, d, p, form, vars, c));
+            let code = match (*legacy, c.is_some()) {
+                (false, false) => OpCode::FDot,
+                (true, false) => OpCode::FDotLegacy,
+                (false, true) => OpCode::FDotAdd,
+                (true, true) => OpCode::FDotAddLegacy,
             };
-            add(m, Op::new(code, f32t()).arg(x).arg(y))
+            let op = Op::new(code, f32t()).arg(x).arg(y);
+            let op = match c {
+                Some(c) => op.arg(c),
+                None => op,
+            };
+            add(m, op)
         }
         Expr::Cmp(op, a, bb) => {
             let x = emit_expr(m, d, p, form, vars, a);

@@ -205,13 +205,17 @@ pub fn compare_run_with(
 /// legacy-multiply mode that deviates from them (`legacy-mul=finite`, the default:
 /// [`irc_interp::RunConfig::legacy_finite`] with the target's bound; `legacy-mul=clamp`:
 /// [`irc_interp::RunConfig::legacy_clamp`]; `legacy-mul=ieee`:
-/// [`irc_interp::RunConfig::legacy_ieee`], where `0 · inf` and `0 · NaN` are NaN).
+/// [`irc_interp::RunConfig::legacy_ieee`], where `0 · inf` and `0 · NaN` are NaN). A target
+/// whose pipeline multiplies the IEEE way without a `legacy-mul` option
+/// ([`irc_backend::Pipeline::legacy_mul_ieee`] set by the target itself, as the toy target of
+/// the platform tests does) gets `legacy_ieee` too: the pipeline is what lowers the products.
 pub fn raw_config(target: &dyn Target, options: &irc::Options) -> irc_interp::RunConfig {
     use irc_backend::LegacyMul;
     let mode = LegacyMul::of_target(target.options(), &options.backend);
+    let pipeline_ieee = target.pipeline(&options.backend).legacy_mul_ieee;
     irc_interp::RunConfig {
         legacy_clamp: mode == Some(LegacyMul::Clamp),
-        legacy_ieee: mode == Some(LegacyMul::Ieee),
+        legacy_ieee: mode == Some(LegacyMul::Ieee) || (mode.is_none() && pipeline_ieee),
         legacy_finite: (mode == Some(LegacyMul::Finite))
             .then(|| irc_passes::legacy_finite::target_bound(target.caps())),
         ..crate::equivalence::run_config()
