@@ -1,11 +1,15 @@
 //! A seeded random program generator for differential testing.
 //!
 //! [`draw::draw`] picks an abstract [`ast::Program`] (typed variables, ifs, bounded loops,
-//! switches, discards, float/integer/bool expressions, inputs, constant-buffer loads with
-//! dynamic clamped indices, texture samples); [`raw::lower`] and [`structured::lower`] turn the
-//! same program into raw IR (dxbc-spirv front-end shape) and structured SSA IR (legalized
-//! shape). Everything is deterministic from the seed. A failing case is printed as a
-//! ready-to-commit filetest with [`regression_file`].
+//! switches, discards, float/integer/bool expressions, D3D9's legacy products, `pow` and `log`,
+//! dot products of vectors built from scalars, inputs, constant-buffer loads with dynamic
+//! clamped indices, texture samples); [`raw::lower`] and [`structured::lower`] turn the same
+//! program into raw IR (dxbc-spirv front-end shape) and structured SSA IR (legalized shape),
+//! storing the outputs in several shapes (scalar and vector stores, components stored twice).
+//! Everything is deterministic from the seed. A failing case is printed as a ready-to-commit
+//! filetest with [`regression_file`]; a case kept for a regression test is kept as text
+//! (`testsuite/regressions/`), since a change to the generator's draws changes the program a
+//! seed gives.
 
 pub mod ast;
 pub mod draw;
