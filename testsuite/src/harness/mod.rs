@@ -632,7 +632,16 @@ pub fn regression_program(name: &str) -> Module {
 /// [`regression_program`] `name` compiled for `target` and compared on [`DIFF_SEEDS`] input
 /// sets: its run, or why it failed or did not compile.
 pub fn check_regression(target: &dyn Target, name: &str) -> Result<GeneratedRun, String> {
-    let check = check_shader(target, &regression_program(name), DIFF_SEEDS);
+    check_regression_with(target, name, &irc::Options::default())
+}
+
+/// [`check_regression`] for code compiled with `options` (each mode against its own oracle).
+pub fn check_regression_with(
+    target: &dyn Target,
+    name: &str,
+    options: &irc::Options,
+) -> Result<GeneratedRun, String> {
+    let check = check_shader_with(target, &regression_program(name), DIFF_SEEDS, options);
     match check.outcome {
         Outcome::Ok | Outcome::Known(_) => Ok(GeneratedRun {
             instructions: check.output.map_or(0, |o| o.stats.instructions),
