@@ -103,6 +103,8 @@ pub struct Module {
     /// [`Module::contains_class`]), and the common one-function module found at once
     /// ([`Module::sole_function`]).
     opcode_counts: OpcodeCounts,
+    /// Live ops whose type mentions the Unknown scalar `?` ([`Module::unknown_typed_count`]).
+    unknown_typed: u32,
     /// The ops mutations touched, while a client keeps the log on ([`Module::start_change_log`]).
     log: ChangeLog,
 }
@@ -124,6 +126,7 @@ impl Clone for Module {
             code: self.code,
             constants: self.constants.clone(),
             opcode_counts: self.opcode_counts.clone(),
+            unknown_typed: self.unknown_typed,
             log: self.log.clone(),
         };
         m.reserve_growth();
@@ -155,6 +158,7 @@ impl Module {
         self.code = List::default();
         self.constants.clear();
         self.opcode_counts.clear();
+        self.unknown_typed = 0;
         self.log.stop();
         self.log.note_edit();
     }
@@ -205,6 +209,7 @@ impl Module {
                 m.constants.insert(op.clone(), def);
             }
             m.opcode_counts.added(op.opcode);
+            m.unknown_typed += u32::from(op.ty.mentions_unknown());
             m.ops[def] = op;
             m.link_at_end(def, section);
         }
@@ -319,6 +324,11 @@ impl Module {
             && self.nodes[f].opcode == OpCode::Function
             && self.nodes[e].opcode == OpCode::FunctionEnd)
             .then_some((f, e))
+    }
+    /// The number of live ops whose type mentions the Unknown scalar `?`. Constant time: a
+    /// check that every type is resolved walks the module only to name an unresolved op.
+    pub fn unknown_typed_count(&self) -> usize {
+        self.unknown_typed as usize
     }
     /// The number of live ops of `opcode`. Constant time.
     pub fn count_of(&self, opcode: OpCode) -> usize {
@@ -498,6 +508,8 @@ impl Module {
             // Same references: the use lists stay as they are.
             self.opcode_counts.removed(self.ops[d].opcode);
             self.opcode_counts.added(op.opcode);
+            self.unknown_typed -= u32::from(self.ops[d].ty.mentions_unknown());
+            self.unknown_typed += u32::from(op.ty.mentions_unknown());
             self.nodes[d].opcode = op.opcode;
             self.ops[d] = op;
             self.log.note(d, control);
@@ -548,6 +560,8 @@ impl Module {
             op.ty = ty;
             self.rewrite(d, op);
         } else {
+            self.unknown_typed -= u32::from(self.ops[d].ty.mentions_unknown());
+            self.unknown_typed += u32::from(ty.mentions_unknown());
             self.ops[d].ty = ty;
             self.note(d);
         }
@@ -660,6 +674,7 @@ impl Module {
 
     fn register(&mut self, d: SsaDef) {
         self.opcode_counts.added(self.ops[d].opcode);
+        self.unknown_typed += u32::from(self.ops[d].ty.mentions_unknown());
         // The op's operands read in place while the use lists change (disjoint fields).
         for o in &self.ops[d].operands {
             if let Operand::Ref(t) = *o {
@@ -673,6 +688,7 @@ impl Module {
 
     fn unregister(&mut self, d: SsaDef) {
         self.opcode_counts.removed(self.ops[d].opcode);
+        self.unknown_typed -= u32::from(self.ops[d].ty.mentions_unknown());
         for o in &self.ops[d].operands {
             if let Operand::Ref(t) = *o {
                 self.uses.remove_one(t, d);

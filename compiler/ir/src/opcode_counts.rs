@@ -51,8 +51,11 @@ mod tests {
     use crate::{Module, SsaDef};
     use cranelift_entity::EntityRef;
 
-    /// The counts against a walk of the whole module, for every opcode and class.
+    /// The counts against a walk of the whole module, for every opcode and class, and the
+    /// count of ops typed with the Unknown scalar.
     fn assert_counts_match_walk(m: &Module) {
+        let unknown = m.iter().filter(|&d| m.ty(d).mentions_unknown()).count();
+        assert_eq!(m.unknown_typed_count(), unknown, "ops typed with `?`");
         for &op in OpCode::ALL {
             let walked = m.iter().filter(|&d| m.opcode(d) == op).count();
             assert_eq!(m.count_of(op), walked, "count of {op}");
@@ -104,6 +107,28 @@ mod tests {
         assert_counts_match_walk(&m);
         m.set_type(two, Type::scalar(ScalarType::U32));
         assert_counts_match_walk(&m);
+
+        // types with the Unknown scalar: set on an op and a constant, by a rewrite with the
+        // same operands and by one with others, then resolved again.
+        let unknown = Type::scalar(ScalarType::Unknown);
+        m.set_type(d(5), unknown.clone());
+        assert_eq!(m.unknown_typed_count(), 1);
+        m.set_type(two, unknown.clone());
+        assert_counts_match_walk(&m);
+        let mut retyped = m.op(d(6)).clone();
+        retyped.ty = unknown.clone();
+        m.rewrite(d(6), retyped);
+        assert_eq!(m.unknown_typed_count(), 3);
+        let fresh = m.insert_before(d(7), Op::new(OpCode::FNeg, unknown.clone()).arg(d(6)));
+        assert_counts_match_walk(&m);
+        m.remove(fresh);
+        m.set_type(d(5), Type::scalar(ScalarType::F32));
+        let mut resolved = m.op(d(6)).clone();
+        resolved.ty = Type::scalar(ScalarType::F32);
+        resolved.operands[0] = d(4).into();
+        m.rewrite(d(6), resolved);
+        assert_counts_match_walk(&m);
+        assert_eq!(m.unknown_typed_count(), 1);
 
         // copies, clearing and refilling.
         let copy = m.clone();

@@ -268,6 +268,14 @@ impl Type {
     pub fn members(&self) -> &[BasicType] {
         &self.members
     }
+    /// True if some member's scalar type is the Unknown scalar `?` (a type `propagate-types`
+    /// has not resolved yet).
+    #[inline]
+    pub fn mentions_unknown(&self) -> bool {
+        self.members
+            .iter()
+            .any(|b| b.scalar_type() == ScalarType::Unknown)
+    }
     /// Array sizes, innermost first.
     pub fn array_dims(&self) -> &[u32] {
         &self.dims
