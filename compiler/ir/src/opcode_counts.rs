@@ -123,9 +123,9 @@ mod tests {
         assert_counts_match_walk(&m);
         m.remove(fresh);
         m.set_type(d(5), Type::scalar(ScalarType::F32));
-        let mut resolved = m.op(d(6)).clone();
-        resolved.ty = Type::scalar(ScalarType::F32);
-        resolved.operands[0] = d(4).into();
+        let resolved = Op::new(OpCode::FMul, Type::scalar(ScalarType::F32))
+            .arg(d(4))
+            .arg(d(4));
         m.rewrite(d(6), resolved);
         assert_counts_match_walk(&m);
         assert_eq!(m.unknown_typed_count(), 1);
