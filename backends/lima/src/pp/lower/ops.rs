@@ -442,15 +442,15 @@ impl Lower<'_> {
                 let r = self.alu(Alu::Rcp, &[&b], width);
                 self.alu(Alu::Mul, &[&a, &r], width)
             }
-            OpCode::FRcp if self.rsq_operand(op).is_some() => {
+            OpCode::FRcp | OpCode::FSqrt | OpCode::FRsq | OpCode::FExp2 | OpCode::FLog2 => {
                 // `rcp(rsq(x))`, D3D9's length idiom: one `sqrt` on the combiner instead of
                 // two dependent combiner ops ([`Lower::rsq_operand`]).
-                let a = self.arg(d, self.rsq_operand(op))?;
-                self.alu(Alu::Sqrt, &[&a], width)
-            }
-            OpCode::FRcp | OpCode::FSqrt | OpCode::FRsq | OpCode::FExp2 | OpCode::FLog2 => {
-                let a = self.arg(d, Arith::of(op).a())?;
+                let sqrt_of = (op.opcode == OpCode::FRcp)
+                    .then(|| self.rsq_operand(op))
+                    .flatten();
+                let a = self.arg(d, sqrt_of.or(Arith::of(op).a()))?;
                 let alu = match op.opcode {
+                    _ if sqrt_of.is_some() => Alu::Sqrt,
                     OpCode::FRcp => Alu::Rcp,
                     OpCode::FSqrt => Alu::Sqrt,
                     OpCode::FRsq => Alu::Rsqrt,
