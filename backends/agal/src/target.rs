@@ -9,8 +9,8 @@
 //! internal error) and the independent decoder for the disassembly.
 
 use irc_backend::{
-    CompileOptions, Diagnostic, Diagnostics, LegacyMul, OptionSpec, Output, Pipeline, PipelineKind,
-    Section, Simulator, Stats, Target, TargetCaps, Tolerance, CODE,
+    CompileOptions, Diagnostic, Diagnostics, LegacyMul, OptionSpec, Oracle, Output, Pipeline,
+    PipelineKind, Section, Simulator, Stats, Target, TargetCaps, Tolerance, CODE,
 };
 use irc_ir::{Module, ShaderStage};
 
@@ -97,6 +97,13 @@ macro_rules! agal_target {
             }
             fn tolerance(&self) -> Tolerance {
                 Tolerance::F32
+            }
+            fn oracle(&self, _options: &CompileOptions) -> Oracle {
+                // `rcp(rsq(x))` is one `sqt` (`try_sqt`); everything else is exact.
+                Oracle {
+                    rcp_rsq_as_sqrt: true,
+                    ..Oracle::default()
+                }
             }
         }
     };

@@ -55,6 +55,9 @@ pub struct Oracle {
     pub div_as_rcp_mul: bool,
     /// Square root as `rcp(rsqrt(x))`, each step rounded.
     pub sqrt_as_rcp_rsqrt: bool,
+    /// The reverse: a non-precise `rcp` of a non-precise `rsqrt` of the same type as one
+    /// square root (the backend fuses the pair, D3D9's `length` idiom).
+    pub rcp_rsq_as_sqrt: bool,
     /// Default (unspecified coarse/fine) derivatives are fine.
     pub fine_default_derivatives: bool,
     /// `pow`, `sin`, `cos` as the hardware's step sequence.

@@ -156,6 +156,7 @@ impl Target for PicaVs {
         Oracle {
             div_as_rcp_mul: true,
             sqrt_as_rcp_rsqrt: false,
+            rcp_rsq_as_sqrt: false,
             fine_default_derivatives: false,
             stepwise_transcendentals: false,
             polynomial_trig: true,

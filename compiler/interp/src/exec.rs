@@ -57,6 +57,11 @@ pub struct RunConfig {
     /// square root unit) computes it: `floor(√(x · rcp(x)))` is then 1 where the correctly
     /// rounded root of `1 − 2^−24` gives 0. Off by default.
     pub sqrt_as_rcp_rsqrt: bool,
+    /// Evaluates a non-precise `FRcp` of a non-precise `FRsq` of the same type as `FSqrt` of
+    /// the `FRsq`'s operand, one rounding: how targets that fuse D3D9's `length` idiom
+    /// (`rsq r, dp; rcp r, r`) into one square root compute it, where `floor` or `fract` of
+    /// the result can amplify the rounding difference. Off by default.
+    pub rcp_rsq_as_sqrt: bool,
     /// `DerivativeMode::Default` derivatives are fine (per row/column) instead of coarse.
     /// D3D leaves the choice to the implementation; Lima's PP computes fine derivatives. Off
     /// by default.
@@ -122,6 +127,7 @@ impl Default for RunConfig {
             legacy_finite: None,
             div_as_rcp_mul: false,
             sqrt_as_rcp_rsqrt: false,
+            rcp_rsq_as_sqrt: false,
             fine_default_derivatives: false,
             stepwise_transcendentals: false,
             polynomial_trig: false,

@@ -463,6 +463,18 @@ impl Interp<'_, '_> {
                     float::float_op_in(OpCode::FMul, t, &[a[0], r], 0, mode)
                 })?
             }
+            OpCode::FRcp if self.cfg.rcp_rsq_as_sqrt && self.rsq_operand(op).is_some() => {
+                let t = rt(op);
+                let mode = self.p.fp_modes.get(t);
+                let x = self.comps(l, d, self.rsq_operand(op))?;
+                let roots: Option<SmallVec<[Scalar; 4]>> = x
+                    .iter()
+                    .map(|&s| float::float_op_in(OpCode::FSqrt, t, &[s], 0, mode))
+                    .collect();
+                Value::from_components(
+                    roots.ok_or_else(|| Trap::bad(d, "op does not apply to these operands"))?,
+                )
+            }
             OpCode::FSqrt if self.cfg.sqrt_as_rcp_rsqrt => {
                 let t = rt(op);
                 let mode = self.p.fp_modes.get(t);
@@ -682,6 +694,19 @@ impl Interp<'_, '_> {
         self.arg(l, d, a)?
             .components()
             .ok_or_else(|| Trap::bad(d, "operand is not a scalar or vector"))
+    }
+
+    /// The operand of the `FRsq` that the `FRcp` `op` reads, when neither is precise (their
+    /// own flag or a `precise` `SetFpMode` of their type) and both have the same type
+    /// ([`crate::RunConfig::rcp_rsq_as_sqrt`]).
+    fn rsq_operand(&self, op: &irc_ir::Op) -> Option<SsaDef> {
+        let precise = |o: &irc_ir::Op| {
+            o.flags.contains(irc_ir::OpFlags::PRECISE) || self.p.precise_types.contains(&rt(o))
+        };
+        let rsq = self.p.m.op(Arith::of(op).a()?);
+        (rsq.opcode == OpCode::FRsq && rsq.ty == op.ty && !precise(op) && !precise(rsq))
+            .then(|| Arith::of(rsq).a())
+            .flatten()
     }
 
     /// Applies `f` per component to the first `n` operands; scalar operands broadcast.

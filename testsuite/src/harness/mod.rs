@@ -90,6 +90,7 @@ pub fn interp_config(target: &dyn Target, options: &CompileOptions) -> irc_inter
     irc_interp::RunConfig {
         div_as_rcp_mul: o.div_as_rcp_mul,
         sqrt_as_rcp_rsqrt: o.sqrt_as_rcp_rsqrt,
+        rcp_rsq_as_sqrt: o.rcp_rsq_as_sqrt,
         fine_default_derivatives: o.fine_default_derivatives,
         stepwise_transcendentals: o.stepwise_transcendentals,
         polynomial_trig: o.polynomial_trig,

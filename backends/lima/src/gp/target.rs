@@ -94,6 +94,7 @@ impl Target for LimaVp {
         Oracle {
             div_as_rcp_mul: true,
             sqrt_as_rcp_rsqrt: true,
+            rcp_rsq_as_sqrt: false,
             fine_default_derivatives: false,
             stepwise_transcendentals: false,
             polynomial_trig: true,

@@ -154,6 +154,8 @@ impl Target for LimaFp {
         Oracle {
             div_as_rcp_mul: true,
             sqrt_as_rcp_rsqrt: false,
+            // `rcp(rsq(x))` is one combiner `sqrt` (`Lower::rsq_operand`).
+            rcp_rsq_as_sqrt: true,
             fine_default_derivatives: true,
             stepwise_transcendentals: true,
             polynomial_trig: false,
