@@ -69,13 +69,27 @@ const LATE_WINDOWS: [Attempt; 2] = [Attempt::window(12), Attempt::window(3)];
 /// largest compiles take about half the time without them).
 const CAPPED_MAX_OPS: usize = 1000;
 
-/// The attempts of programs over [`CAPPED_MAX_OPS`].
-const UNCAPPED_WINDOWS: [Attempt; 4] = [
+/// The attempts of programs over [`CAPPED_MAX_OPS`]. After the widest window, a wide one
+/// (28) that later rounds try first: when its schedule is over-full, the round spills its
+/// pressure cover and schedules it again, instead of settling for the medium window's longer
+/// schedule. On the largest D3D9 pixel shaders the widest schedule needs many more registers
+/// than there are, and the medium one is over a third longer: `bgfx-ps_3_0-3145125430`
+/// (`ieee`) had window 64 over-full by 38 values and window 12 at 912 instructions;
+/// spilling window 28's cover gives 780. Over the D3D9 pixel shaders:
+/// `ieee` 9,929 → 9,639 instructions, default 13,318 → 13,109, `exact` 23,002 → 22,715,
+/// `clamp` 10,774 → 10,344; default spills 269 → 328. The wide window's width matters
+/// (window 24: `ieee` 9,749, default 13,187; 32: 9,695 and 13,691 with 395 spills).
+const UNCAPPED_WINDOWS: [Attempt; 5] = [
     Attempt::window(64),
+    Attempt::window(28),
     Attempt::window(12),
     Attempt::window(12).just_in_time(),
     Attempt::window(3),
 ];
+
+/// The attempts of programs over [`CAPPED_MAX_OPS`] from round [`CAPPED_ROUNDS`] on (the
+/// first entry is the one later rounds try first, as in [`UNCAPPED_WINDOWS`]).
+const UNCAPPED_LATE_WINDOWS: [Attempt; 2] = [Attempt::window(28), Attempt::window(3)];
 
 /// A narrower window's schedule more than 10% longer than the medium window's, which only
 /// missed the colorer, is refused in the first 12 rounds: the medium window's spill
@@ -202,15 +216,15 @@ fn schedule_and_allocate(
     options: &CompileOptions,
 ) -> Result<(Vec<SBlock>, bool, ra::Allocation, ra::Program), Diagnostic> {
     let ops: usize = prog.blocks.iter().map(|b| b.ops.len()).sum();
-    let windows: &[Attempt] = if ops > CAPPED_MAX_OPS {
-        &UNCAPPED_WINDOWS
+    let (windows, late): (&[Attempt], &[Attempt]) = if ops > CAPPED_MAX_OPS {
+        (&UNCAPPED_WINDOWS, &UNCAPPED_LATE_WINDOWS)
     } else {
-        &WINDOWS
+        (&WINDOWS, &LATE_WINDOWS)
     };
     let attempts = Attempts {
         first: windows,
         retry: &windows[1..],
-        late: Some((CAPPED_ROUNDS, &LATE_WINDOWS)),
+        late: Some((CAPPED_ROUNDS, late)),
         max_rounds: MAX_SPILL_ROUNDS,
         growth_period: 3,
         file_name: "the 6 vec4 registers",
