@@ -47,7 +47,7 @@
 use crate::caps::{PassContext, TargetCaps};
 use crate::float_facts::{self, Fact, FloatFacts};
 use crate::lower_legacy::{float_const, max_finite, scalar_of, F16_MAX};
-use irc_ir::format::{CompositeExtract, Constant};
+use irc_ir::format::{Arith, CompositeExtract, Constant, Dot};
 use irc_ir::{Module, Op, OpCode, ScalarType, SsaDef, Type};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
@@ -87,6 +87,8 @@ pub(crate) struct Limiter {
     target_bound: f64,
     facts: FloatFacts,
     limited: FxHashMap<SsaDef, SsaDef>,
+    /// Values limited for their squares alone ([`Limiter::limit_square`]).
+    squared: FxHashMap<SsaDef, SsaDef>,
     /// Values made by this lowering that stay within `±B` (never NaN): the limited values,
     /// and products of a limited or finite factor and one within `±1`. They need no clamp.
     bounded: FxHashSet<SsaDef>,
@@ -129,6 +131,7 @@ impl Limiter {
                 (!cx.caps.is_native(OpCode::FMulLegacy)).then(|| target_bound(&cx.caps)),
             ),
             limited: FxHashMap::default(),
+            squared: FxHashMap::default(),
             bounded: FxHashSet::default(),
             limits: LimitConstants::default(),
         }
@@ -196,6 +199,47 @@ impl Limiter {
         });
         self.limited.insert(x, l);
         self.bounded.insert(l);
+        l
+    }
+
+    /// `x` limited for a square (`x · x`, `dp3 x, x`) at `at`. Where `B` is the largest finite
+    /// value of the type (every target that computes in the IR's own types), the square of
+    /// `FMax(x, −B)` is the square of the full clamp for every `x`: they differ only for
+    /// `x = +inf`, whose square is inf, as is `B²`; NaN becomes `−B` either way. So a value
+    /// whose legacy products are all squares of itself gets the lower limit alone, or none
+    /// when it is never NaN. Its other products, if a later lowering makes some (`FPowLegacy`),
+    /// get the full clamp of [`Limiter::limit`].
+    pub(crate) fn limit_square(
+        &mut self,
+        m: &mut Module,
+        cx: &PassContext,
+        at: SsaDef,
+        x: SsaDef,
+    ) -> SsaDef {
+        let widest = self.bound_of(m, x) >= max_finite(scalar_of(m.ty(x)));
+        // A vector built from pieces is limited through them, shared with their products.
+        let pieces = matches!(
+            m.opcode(x),
+            OpCode::CompositeConstruct | OpCode::CompositeExtract
+        );
+        if self.finite(m, x) || !widest || pieces || !squares_only(m, x) {
+            return self.limit(m, cx, at, x);
+        }
+        if let Some(&l) = self.limited.get(&x).or_else(|| self.squared.get(&x)) {
+            return l;
+        }
+        if self.all_lanes(m, x, |f| !f.nan) {
+            return x;
+        }
+        let Some(anchor) = definition_end(m, x) else {
+            return clamp(m, cx, &mut self.limits, x, Side::Lower, |m, op| {
+                m.insert_before(at, op)
+            });
+        };
+        let l = clamp(m, cx, &mut self.limits, x, Side::Lower, |m, op| {
+            m.insert_after(anchor, op)
+        });
+        self.squared.insert(x, l);
         l
     }
 
@@ -270,6 +314,26 @@ impl Limiter {
             .arg(address);
         Some(m.insert_after(anchor, op))
     }
+}
+
+/// Whether every legacy product that reads `x` is a square of it (both factors `x`), and no
+/// `FPowLegacy` reads it (its lowering makes a product of its exponent).
+fn squares_only(m: &Module, x: SsaDef) -> bool {
+    m.uses(x).iter().all(|&u| {
+        let op = m.op(u);
+        match op.opcode {
+            OpCode::FMulLegacy | OpCode::FMadLegacy => {
+                let a = Arith::of(op);
+                a.a() == Some(x) && a.b() == Some(x)
+            }
+            OpCode::FDotLegacy | OpCode::FDotAddLegacy => {
+                let d = Dot::of(op);
+                d.a() == Some(x) && d.b() == Some(x)
+            }
+            OpCode::FPowLegacy => false,
+            _ => true,
+        }
+    })
 }
 
 /// The vector and lane of `x = CompositeExtract(v, i)` for a float vector `v` and a constant
@@ -351,6 +415,10 @@ pub(crate) fn factors(
     b: SsaDef,
 ) -> (SsaDef, SsaDef) {
     match limiter {
+        Some(l) if a == b => {
+            let square = l.limit_square(m, cx, at, a);
+            (square, square)
+        }
         Some(l) => (l.limit(m, cx, at, a), l.limit(m, cx, at, b)),
         None => {
             let limits = &mut LimitConstants::default();
@@ -393,6 +461,62 @@ mod tests {
         RunConfig {
             legacy_finite: Some(target_bound(caps)),
             ..Default::default()
+        }
+    }
+
+    /// A square of an input (`x · x`, `x · x + c`, `dp3 v, v`), lowered on every target
+    /// against the oracle (which clamps both factors), special values included. Where `B` is
+    /// the type's largest finite value (f32 targets), the lower limit alone serves: one
+    /// `FMax` and no `FClamp`; under the fp16 bound, values past 65504 are finite in f32, so
+    /// the full clamp stays.
+    #[test]
+    fn squares_need_only_the_lower_limit_where_the_bound_is_the_types() {
+        let square = |opcode: OpCode, t: &str, add: bool| {
+            let add_decl = if add {
+                format!("%3 = {t} DclInput %1 1 0\n")
+            } else {
+                String::new()
+            };
+            let add_load = if add {
+                format!("%31 = {t} InputLoad %3 null\n")
+            } else {
+                String::new()
+            };
+            let result = if opcode == OpCode::FDotLegacy {
+                "f32"
+            } else {
+                t
+            };
+            let extra = if add { " %31" } else { "" };
+            let s = format!(
+                "%1 = EntryPoint %20 Vertex\n%2 = {t} DclInput %1 0 0\n{add_decl}\
+                 %9 = {result} DclOutput %1 0 0\n%20 = Function\n%21 = Label None\n\
+                 %30 = {t} InputLoad %2 null\n{add_load}%40 = {result} {opcode} %30 %30{extra}\n\
+                 %41 = OutputStore %9 null %40\n%42 = Return\n%43 = FunctionEnd\n"
+            );
+            text::parse(&s).unwrap_or_else(|e| panic!("{e}\n{s}"))
+        };
+        for caps in [TargetCaps::DEFAULT, test_profiles::AGAL_LIKE, FP16] {
+            for (opcode, t, add) in [
+                (OpCode::FMulLegacy, "f32", false),
+                (OpCode::FMulLegacy, "f32x4", false),
+                (OpCode::FMadLegacy, "f32", true),
+                (OpCode::FDotLegacy, "f32x3", false),
+            ] {
+                let m = square(opcode, t, add);
+                let lowered = lower(&m, caps.clone());
+                let what = format!("square {opcode} {t} on {}", caps.name);
+                check_same_under(&m, &lowered, &what, &oracle(&caps));
+                let (clamps, maxes) = (
+                    count(&lowered, OpCode::FClamp),
+                    count(&lowered, OpCode::FMax),
+                );
+                if caps.fp16_arithmetic {
+                    assert_eq!((clamps, maxes), (1, 0), "{what}");
+                } else {
+                    assert_eq!((clamps, maxes), (0, 1), "{what}");
+                }
+            }
         }
     }
 

@@ -248,7 +248,11 @@ pub(crate) fn mad_legacy(
 ///
 /// The `finite` mode limits squares too: its oracle limits every factor of the raw program,
 /// where a square whose two factors became one value only through a register copy is not
-/// visible, and there an unlimited NaN or an fp16 overflow would give another result.
+/// visible, and there an unlimited NaN or an fp16 overflow would give another result. Where
+/// the bound is the type's largest finite value, a square takes the lower limit alone, which
+/// gives the same result ([`Limiter::limit_square`]).
+///
+/// [`Limiter::limit_square`]: crate::legacy_finite::Limiter::limit_square
 pub(crate) fn product_operands(
     m: &mut Module,
     cx: &PassContext,
