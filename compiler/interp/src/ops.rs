@@ -20,6 +20,10 @@ impl Interp<'_, '_> {
         let m = self.p.m;
         let op = m.op(d);
         let unsupported = || Err(Trap::new(d, TrapKind::Unsupported(op.opcode)));
+        // `rcp(rsq(x))` as one square root ([`crate::RunConfig::rcp_rsq_as_sqrt`]): `x`.
+        let sqrt_of = (op.opcode == OpCode::FRcp && self.cfg.rcp_rsq_as_sqrt)
+            .then(|| self.rsq_operand(op))
+            .flatten();
         let v = match op.opcode {
             // Declarations and metadata never execute; if one shows up in code it is inert.
             OpCode::EntryPoint
@@ -463,10 +467,10 @@ impl Interp<'_, '_> {
                     float::float_op_in(OpCode::FMul, t, &[a[0], r], 0, mode)
                 })?
             }
-            OpCode::FRcp if self.cfg.rcp_rsq_as_sqrt && self.rsq_operand(op).is_some() => {
+            OpCode::FRcp if sqrt_of.is_some() => {
                 let t = rt(op);
                 let mode = self.p.fp_modes.get(t);
-                let x = self.comps(l, d, self.rsq_operand(op))?;
+                let x = self.comps(l, d, sqrt_of)?;
                 let roots: Option<SmallVec<[Scalar; 4]>> = x
                     .iter()
                     .map(|&s| float::float_op_in(OpCode::FSqrt, t, &[s], 0, mode))
