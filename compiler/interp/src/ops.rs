@@ -21,7 +21,7 @@ impl Interp<'_, '_> {
         let op = m.op(d);
         let unsupported = || Err(Trap::new(d, TrapKind::Unsupported(op.opcode)));
         // `rcp(rsq(x))` as one square root ([`crate::RunConfig::rcp_rsq_as_sqrt`]): `x`.
-        let sqrt_of = (op.opcode == OpCode::FRcp && self.cfg.rcp_rsq_as_sqrt)
+        let sqrt_of = (self.cfg.rcp_rsq_as_sqrt && op.opcode == OpCode::FRcp)
             .then(|| self.rsq_operand(op))
             .flatten();
         let v = match op.opcode {
@@ -704,13 +704,9 @@ impl Interp<'_, '_> {
     /// own flag or a `precise` `SetFpMode` of their type) and both have the same type
     /// ([`crate::RunConfig::rcp_rsq_as_sqrt`]).
     fn rsq_operand(&self, op: &irc_ir::Op) -> Option<SsaDef> {
-        let precise = |o: &irc_ir::Op| {
+        irc_ir::analysis::rsq_of_rcp(self.p.m, op, |o| {
             o.flags.contains(irc_ir::OpFlags::PRECISE) || self.p.precise_types.contains(&rt(o))
-        };
-        let rsq = self.p.m.op(Arith::of(op).a()?);
-        (rsq.opcode == OpCode::FRsq && rsq.ty == op.ty && !precise(op) && !precise(rsq))
-            .then(|| Arith::of(rsq).a())
-            .flatten()
+        })
     }
 
     /// Applies `f` per component to the first `n` operands; scalar operands broadcast.

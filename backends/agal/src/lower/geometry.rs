@@ -27,13 +27,11 @@ impl Lower<'_> {
     /// `sqt` for the `FRcp` `d` of an `FRsq` of the same type.
     pub(super) fn try_sqt(&mut self, d: SsaDef) -> Option<Comps> {
         let op = self.m.op(d);
-        let r = Arith::of(op).a().filter(|_| op.opcode == OpCode::FRcp)?;
-        let rop = self.m.op(r);
-        if rop.opcode != OpCode::FRsq || rop.ty != op.ty || self.precise(d) || self.precise(r) {
-            return None;
-        }
+        let x = irc_ir::analysis::rsq_of_rcp(self.m, op, |o| {
+            self.fp.flags(o).contains(OpFlags::PRECISE)
+        })?;
         let width = u8::try_from(super::io::flat_size(&op.ty)?).ok()?;
-        let x = self.value(Arith::of(rop).a()?).ok()?;
+        let x = self.value(x).ok()?;
         Some(self.alu(Opcode::Sqt, &[&x], width))
     }
 

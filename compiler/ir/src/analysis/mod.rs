@@ -6,6 +6,7 @@
 //!   Kennedy's iteration on dense positions (checked against petgraph in its tests).
 //! - [`cache`]: the CFGs and dominator trees kept across passes while they hold ([`Analyses`]).
 //! - [`same_value`]: whether two values are equal by construction (identical pure ops).
+//! - [`rcp_rsq`]: which `rcp(rsq(x))` pairs the backends fuse into one square root.
 //!
 //! ```
 //! use irc_ir::analysis::{functions, Cfg, DomTree};
@@ -22,6 +23,7 @@
 pub mod cache;
 pub mod cfg;
 pub mod dominators;
+pub mod rcp_rsq;
 pub mod same_value;
 
 pub use cache::Analyses;
@@ -29,3 +31,4 @@ pub use cfg::{
     branch_targets, construct, function_of, functions, Block, BlockData, Cfg, FunctionRange,
 };
 pub use dominators::DomTree;
+pub use rcp_rsq::rsq_of_rcp;

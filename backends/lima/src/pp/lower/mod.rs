@@ -30,9 +30,7 @@ use irc_backend::machine::copies::{self, Step, Strategy};
 use irc_backend::regalloc::VReg;
 use irc_backend::{Diagnostic, IoSource, Reflection};
 use irc_ir::analysis::cfg::{self, Block as IrBlock, Cfg};
-use irc_ir::format::{
-    Arith, Branch, BranchConditional, DclOutput, DclOutputBuiltIn, EntryPoint, Phi,
-};
+use irc_ir::format::{Branch, BranchConditional, DclOutput, DclOutputBuiltIn, EntryPoint, Phi};
 use irc_ir::{Module, Op, OpCode, OpFlags, SsaDef};
 use irc_passes::fold_util::FpDefaults;
 use rustc_hash::FxHashMap;
@@ -168,12 +166,7 @@ impl<'a> Lower<'a> {
     /// approximation (reference §11), so the one `sqrt` is at least as close to the IR's value
     /// as the two steps; `Precise` keeps the IR's operations.
     pub fn rsq_operand(&self, op: &Op) -> Option<SsaDef> {
-        let r = Arith::of(op).a()?;
-        let rsq = self.m.op(r);
-        let precise = |o: &Op| self.fp.flags(o).contains(OpFlags::PRECISE);
-        (rsq.opcode == OpCode::FRsq && rsq.ty == op.ty && !precise(op) && !precise(rsq))
-            .then(|| Arith::of(rsq).a())
-            .flatten()
+        irc_ir::analysis::rsq_of_rcp(self.m, op, |o| self.fp.flags(o).contains(OpFlags::PRECISE))
     }
 
     /// The float facts of the module (`irc_passes::float_facts`), analysed once.
