@@ -69,15 +69,22 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
             let mut g = cx.analyses.cfg(m, f);
             // Folding rewrites terminators, labels and phis in place and adds no block, so
             // the reachability walk runs on the same CFG with the folded blocks' new targets.
-            let taken = fold_branches(m, &g);
+            // Values whose last use an edit may have taken away (branch conditions, phi
+            // operands, operands of removed blocks), swept at the end of the round.
+            let mut lost = Vec::new();
+            let taken = fold_branches(m, &g, &mut lost);
             let folded = !taken.is_empty();
-            let removed = remove_unreachable(m, &g, &taken);
+            // Removing unreachable blocks and the edits of `simplify` (bypassing empty arms,
+            // merging chains) leave every remaining block with the dominators it had: passes
+            // that depend on dominance alone (`gvn`) need not run again for them.
+            let removed = m.keeping_dominance(|m| remove_unreachable(m, &g, &taken, &mut lost));
             if folded | removed {
                 g = cx.analyses.cfg(m, f);
             }
-            let simplified = simplify(m, &g);
-            changed |= folded | removed | simplified;
-            if !(folded | removed | simplified) {
+            let simplified = m.keeping_dominance(|m| simplify(m, &g, &mut lost));
+            let swept = remove_unused(m, lost);
+            changed |= folded | removed | simplified | swept;
+            if !(folded | removed | simplified | swept) {
                 break;
             }
         }
@@ -145,8 +152,8 @@ fn replace_phi(m: &mut Module, phi: SsaDef, value: Option<SsaDef>) {
 }
 
 /// Drops the operand pairs naming `pred` from the phis of the block opened by `label`; a phi
-/// left with one pair is replaced by its value.
-fn drop_phi_pairs(m: &mut Module, label: SsaDef, pred: SsaDef) {
+/// left with one pair is replaced by its value. The dropped values go to `lost`.
+fn drop_phi_pairs(m: &mut Module, label: SsaDef, pred: SsaDef, lost: &mut Vec<SsaDef>) {
     for phi in phis(m, label) {
         let op = m.op(phi);
         if !op.operands.chunks(2).any(|p| p[0] == Operand::Ref(pred)) {
@@ -156,6 +163,8 @@ fn drop_phi_pairs(m: &mut Module, label: SsaDef, pred: SsaDef) {
         for p in op.operands.chunks(2) {
             if p[0] != Operand::Ref(pred) {
                 new.operands.extend_from_slice(p);
+            } else {
+                lost.extend(p.get(1).and_then(|o| o.as_ref()));
             }
         }
         match new.operands.len() {
@@ -187,19 +196,50 @@ fn rename_phi_pred(m: &mut Module, old: SsaDef, new: SsaDef) {
 }
 
 /// Rewrites terminator `t` of the block `label` into `Branch %target`; a selection header
-/// stops being one.
-fn make_branch(m: &mut Module, label: SsaDef, t: SsaDef, target: SsaDef) {
+/// stops being one. The condition or selector `t` read goes to `lost`.
+fn make_branch(m: &mut Module, label: SsaDef, t: SsaDef, target: SsaDef, lost: &mut Vec<SsaDef>) {
+    lost.extend(m.op(t).ref_defs().filter(|&d| m.opcode(d) != OpCode::Label));
     m.rewrite(t, Op::new(OpCode::Branch, Type::void()).arg(target));
     if construct_kind(m, label) == Construct::StructuredSelection {
         m.rewrite(label, label_op(Construct::None, &[]));
     }
 }
 
+/// Removes the values of `lost` that nothing uses any more (debug info aside) and that `dce`
+/// would remove (code ops without an effect, phis and labels aside, and constants), and then the operands
+/// they leave unused, transitively: a folded branch's condition, the loads of an arm that was
+/// bypassed. Without it, each level of nested selections that fold away would wait for a
+/// round of `dce` before the next could fold. Returns whether anything was removed.
+fn remove_unused(m: &mut Module, mut lost: Vec<SsaDef>) -> bool {
+    let mut removed = false;
+    while let Some(d) = lost.pop() {
+        let o = m.opcode(d);
+        if !m.is_live(d)
+            || o.has_effect()
+            || (o.is_declarative() && !matches!(o, OpCode::Constant | OpCode::Undef))
+            || o.is_terminator()
+            || o.is_meta()
+            || matches!(o, OpCode::Phi | OpCode::Label | OpCode::Unknown)
+            || !m.uses(d).iter().all(|&u| m.opcode(u).is_meta())
+        {
+            continue;
+        }
+        lost.extend(m.op(d).ref_defs());
+        m.remove(d);
+        removed = true;
+    }
+    removed
+}
+
 // ----- phase 1 ---------------------------------------------------------------------------------
 
 /// Folds the branches it can; returns the blocks whose terminator it folded, each with the
 /// block it now branches to (`None`: a target that is no block of this function).
-fn fold_branches(m: &mut Module, g: &Cfg) -> Vec<(Block, Option<Block>)> {
+fn fold_branches(
+    m: &mut Module,
+    g: &Cfg,
+    values_lost: &mut Vec<SsaDef>,
+) -> Vec<(Block, Option<Block>)> {
     let mut folded = Vec::new();
     for b in g.blocks() {
         let Some(t) = g.block(b).terminator else {
@@ -256,9 +296,9 @@ fn fold_branches(m: &mut Module, g: &Cfg) -> Vec<(Block, Option<Block>)> {
         lost.sort_unstable();
         lost.dedup();
         let label = g.label(b);
-        make_branch(m, label, t, taken);
+        make_branch(m, label, t, taken, values_lost);
         for l in lost {
-            drop_phi_pairs(m, l, label);
+            drop_phi_pairs(m, l, label, values_lost);
         }
         folded.push((b, g.block_of_label(taken)));
     }
@@ -275,7 +315,12 @@ enum Keep {
 /// Removes the blocks the entry does not reach. `g` may predate a [`fold_branches`] run whose
 /// `folded` blocks now branch to the block given: their successors are taken from there, and
 /// ops the fold removed (phis left with one pair) are skipped.
-fn remove_unreachable(m: &mut Module, g: &Cfg, folded: &[(Block, Option<Block>)]) -> bool {
+fn remove_unreachable(
+    m: &mut Module,
+    g: &Cfg,
+    folded: &[(Block, Option<Block>)],
+    lost: &mut Vec<SsaDef>,
+) -> bool {
     let Some(entry) = g.entry() else {
         return false;
     };
@@ -350,7 +395,7 @@ fn remove_unreachable(m: &mut Module, g: &Cfg, folded: &[(Block, Option<Block>)]
             let keeps_edge =
                 matches!(kept, Some(Keep::Continue { header }) if g.label(s) == *header);
             if is_reachable(s) && !keeps_edge {
-                drop_phi_pairs(m, g.label(s), label);
+                drop_phi_pairs(m, g.label(s), label, lost);
                 changed = true;
             }
         }
@@ -414,6 +459,9 @@ fn remove_unreachable(m: &mut Module, g: &Cfg, folded: &[(Block, Option<Block>)]
             m.replace_all_uses(d, u);
         }
     }
+    for &d in &dead {
+        lost.extend(m.op(d).ref_defs().filter(|r| !dead_set.contains(r)));
+    }
     // Kept labels first stop naming blocks that are about to go.
     for (label, _) in &rebuild {
         m.rewrite(*label, label_op(Construct::None, &[]));
@@ -427,7 +475,7 @@ fn remove_unreachable(m: &mut Module, g: &Cfg, folded: &[(Block, Option<Block>)]
 
 // ----- phase 3 ---------------------------------------------------------------------------------
 
-fn simplify(m: &mut Module, g: &Cfg) -> bool {
+fn simplify(m: &mut Module, g: &Cfg, lost: &mut Vec<SsaDef>) -> bool {
     let Some(entry) = g.entry() else {
         return false;
     };
@@ -497,7 +545,7 @@ fn simplify(m: &mut Module, g: &Cfg) -> bool {
             }
         }
         if branch_targets(m, ht).iter().all(|&x| x == target) {
-            make_branch(m, hl, ht, target);
+            make_branch(m, hl, ht, target, lost);
         }
         m.remove(t);
         m.remove(el);

@@ -25,6 +25,7 @@ pub struct ChangeMark {
     session: u64,
     touched: usize,
     control: u64,
+    dominance: u64,
     /// The module's id bound at the mark: ops at or above it were created since.
     id_bound: usize,
 }
@@ -37,6 +38,11 @@ pub struct Changes<'a> {
     /// True if control flow changed (a label, terminator, phi or function bound was touched, or
     /// an op moved), or a pass said it left work undone ([`crate::Module::note_unsettled`]).
     pub control_changed: bool,
+    /// True if the blocks may dominate each other otherwise than at the mark: a label,
+    /// terminator or function bound was touched or an op moved outside an edit that keeps
+    /// dominance ([`crate::Module::keeping_dominance`]), or a pass left work undone. Phis alone
+    /// do not count (they are touched ops).
+    pub dominance_changed: bool,
     /// The id bound at the mark and now.
     id_bound_at_mark: usize,
     id_bound: usize,
@@ -106,6 +112,11 @@ struct Session {
     id: u64,
     touched: Vec<SsaDef>,
     control: u64,
+    /// Control changes that may change dominance ([`Changes::dominance_changed`]).
+    dominance: u64,
+    /// Inside [`crate::Module::keeping_dominance`]: block edits do not count as dominance
+    /// changes.
+    keeping_dominance: bool,
     /// A pass said it left work undone, and nobody has taken the note yet
     /// ([`crate::Module::take_unsettled`]).
     unsettled: bool,
@@ -129,6 +140,8 @@ impl ChangeLog {
             id: NEXT_SESSION.fetch_add(1, Ordering::Relaxed),
             touched: Vec::new(),
             control: 0,
+            dominance: 0,
+            keeping_dominance: false,
             unsettled: false,
         }));
     }
@@ -151,23 +164,36 @@ impl ChangeLog {
         }
     }
 
-    /// Records that `d` was touched (`control`: a control-flow change).
+    /// Records that `d`, an op with opcode `op`, was touched.
     #[inline]
-    pub(crate) fn note(&mut self, d: SsaDef, control: bool) {
+    pub(crate) fn note(&mut self, d: SsaDef, op: OpCode) {
         self.edits += 1;
         if let Some(s) = &mut self.session {
             s.touched.push(d);
-            s.control += u64::from(control);
+            if is_control(op) {
+                s.control += 1;
+                s.dominance += u64::from(op != OpCode::Phi && !s.keeping_dominance);
+            }
         }
     }
 
-    /// Notes a control-flow change and (while the log is on) that a pass left work undone, for
-    /// [`ChangeLog::take_unsettled`].
+    /// Notes a control-flow change that may change dominance and (while the log is on) that a
+    /// pass left work undone, for [`ChangeLog::take_unsettled`].
     pub(crate) fn note_unsettled(&mut self) {
-        self.note_control();
+        self.edits += 1;
         if let Some(s) = &mut self.session {
+            s.control += 1;
+            s.dominance += 1;
             s.unsettled = true;
         }
+    }
+
+    /// Sets whether block edits keep dominance ([`crate::Module::keeping_dominance`]); returns
+    /// the previous setting. Without a session there is nothing to count.
+    pub(crate) fn set_keeping_dominance(&mut self, keep: bool) -> bool {
+        self.session
+            .as_mut()
+            .is_some_and(|s| std::mem::replace(&mut s.keeping_dominance, keep))
     }
 
     /// Whether a pass noted work left undone since the last call (always false while the log is
@@ -178,11 +204,12 @@ impl ChangeLog {
             .is_some_and(|s| std::mem::take(&mut s.unsettled))
     }
 
-    /// Records a control-flow change without an op.
+    /// Records a control-flow change without an op (a move).
     pub(crate) fn note_control(&mut self) {
         self.edits += 1;
         if let Some(s) = &mut self.session {
             s.control += 1;
+            s.dominance += u64::from(!s.keeping_dominance);
         }
     }
 
@@ -197,6 +224,7 @@ impl ChangeLog {
             session: s.id,
             touched: s.touched.len(),
             control: s.control,
+            dominance: s.dominance,
             id_bound,
         })
     }
@@ -207,6 +235,7 @@ impl ChangeLog {
         valid.then(|| Changes {
             touched: &s.touched[mark.touched..],
             control_changed: s.control != mark.control,
+            dominance_changed: s.dominance != mark.dominance,
             id_bound_at_mark: mark.id_bound,
             id_bound,
         })

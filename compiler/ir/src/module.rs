@@ -8,7 +8,7 @@
 //!
 //! Removed ops leave a hole in the id space (ids are stable); the serializer renumbers densely.
 
-use crate::change_log::{is_control, ChangeLog, ChangeMark, Changes, ModuleVersion};
+use crate::change_log::{ChangeLog, ChangeMark, Changes, ModuleVersion};
 use crate::entities::SsaDef;
 use crate::op::{Op, Operand};
 use crate::opcode::{Attrs, OpCode};
@@ -420,6 +420,18 @@ impl Module {
     pub fn take_unsettled(&mut self) -> bool {
         self.log.take_unsettled()
     }
+    /// Runs `edit`, whose block edits keep the dominance relation among the blocks that remain
+    /// (merging a block into its only predecessor, removing blocks unreachable from the entry,
+    /// bypassing an empty block): the change log counts them as control changes but not as
+    /// dominance changes ([`Changes::dominance_changed`]), so a pass that depends on dominance
+    /// alone need not run again after them. Phis, labels and terminators touched are still
+    /// listed as touched ops.
+    pub fn keeping_dominance<R>(&mut self, edit: impl FnOnce(&mut Module) -> R) -> R {
+        let before = self.log.set_keeping_dominance(true);
+        let result = edit(self);
+        self.log.set_keeping_dominance(before);
+        result
+    }
     /// The module's version: equal at two moments only if nothing changed in between (see
     /// [`crate::change_log`]). Constant time.
     pub fn version(&self) -> ModuleVersion {
@@ -427,8 +439,7 @@ impl Module {
     }
     fn note(&mut self, d: SsaDef) {
         if self.log.is_on() {
-            let control = is_control(self.ops[d].opcode);
-            self.log.note(d, control);
+            self.log.note(d, self.ops[d].opcode);
         } else {
             self.log.note_edit();
         }
@@ -504,7 +515,7 @@ impl Module {
         self.note(d);
         let constant = self.ops[d].opcode.is_constant_like() || op.opcode.is_constant_like();
         if !constant && self.ops[d].operands == op.operands {
-            let control = is_control(op.opcode);
+            let opcode = op.opcode;
             // Same references: the use lists stay as they are.
             self.opcode_counts.removed(self.ops[d].opcode);
             self.opcode_counts.added(op.opcode);
@@ -512,7 +523,7 @@ impl Module {
             self.unknown_typed += u32::from(op.ty.mentions_unknown());
             self.nodes[d].opcode = op.opcode;
             self.ops[d] = op;
-            self.log.note(d, control);
+            self.log.note(d, opcode);
             return;
         }
         self.unregister(d);

@@ -110,3 +110,39 @@ fn marks_of_an_earlier_session_are_not_valid() {
     m.set_flags(a, irc_ir::OpFlags::PRECISE);
     assert_eq!(touched(&m, mark), vec![a]);
 }
+
+#[test]
+fn dominance_changes_are_counted_apart_from_edits_that_keep_it() {
+    let (mut m, label, _, a, n) = small();
+    m.start_change_log();
+
+    // A move or a label touched outside `keeping_dominance` may change dominance.
+    let mark = m.change_mark().expect("on");
+    m.move_before(n, a);
+    let changes = m.changes_since(mark).expect("on");
+    assert!(
+        changes.control_changed && changes.dominance_changed,
+        "a move"
+    );
+
+    // The same edits inside it are control changes that keep dominance.
+    let mark = m.change_mark().expect("on");
+    m.keeping_dominance(|m| {
+        m.move_before(a, n);
+        m.set_operand(label, 0, Operand::Lit(2));
+    });
+    let changes = m.changes_since(mark).expect("on");
+    assert!(changes.control_changed && !changes.dominance_changed);
+    assert_eq!(changes.touched, &[a, label], "still listed as touched");
+
+    // The setting ends with the edit.
+    let mark = m.change_mark().expect("on");
+    m.set_operand(label, 0, Operand::Lit(0));
+    assert!(m.changes_since(mark).expect("on").dominance_changed);
+
+    // A pass that left work undone counts as a dominance change, even inside.
+    let mark = m.change_mark().expect("on");
+    m.keeping_dominance(|m| m.note_unsettled());
+    assert!(m.changes_since(mark).expect("on").dominance_changed);
+    assert!(m.take_unsettled());
+}
