@@ -81,6 +81,9 @@ pub(crate) struct ChangeLog {
     /// Mutations so far.
     edits: u64,
     session: Option<Box<Session>>,
+    /// Inside [`crate::Module::keeping_dominance`]: block edits do not count as dominance
+    /// changes.
+    keeping_dominance: bool,
 }
 
 /// Module ids, unique in the process.
@@ -92,6 +95,7 @@ impl Default for ChangeLog {
             module: NEXT_MODULE.fetch_add(1, Ordering::Relaxed),
             edits: 0,
             session: None,
+            keeping_dominance: false,
         }
     }
 }
@@ -114,9 +118,6 @@ struct Session {
     control: u64,
     /// Control changes that may change dominance ([`Changes::dominance_changed`]).
     dominance: u64,
-    /// Inside [`crate::Module::keeping_dominance`]: block edits do not count as dominance
-    /// changes.
-    keeping_dominance: bool,
     /// A pass said it left work undone, and nobody has taken the note yet
     /// ([`crate::Module::take_unsettled`]).
     unsettled: bool,
@@ -141,7 +142,6 @@ impl ChangeLog {
             touched: Vec::new(),
             control: 0,
             dominance: 0,
-            keeping_dominance: false,
             unsettled: false,
         }));
     }
@@ -172,7 +172,7 @@ impl ChangeLog {
             s.touched.push(d);
             if is_control(op) {
                 s.control += 1;
-                s.dominance += u64::from(op != OpCode::Phi && !s.keeping_dominance);
+                s.dominance += u64::from(op != OpCode::Phi && !self.keeping_dominance);
             }
         }
     }
@@ -189,11 +189,9 @@ impl ChangeLog {
     }
 
     /// Sets whether block edits keep dominance ([`crate::Module::keeping_dominance`]); returns
-    /// the previous setting. Without a session there is nothing to count.
+    /// the previous setting.
     pub(crate) fn set_keeping_dominance(&mut self, keep: bool) -> bool {
-        self.session
-            .as_mut()
-            .is_some_and(|s| std::mem::replace(&mut s.keeping_dominance, keep))
+        std::mem::replace(&mut self.keeping_dominance, keep)
     }
 
     /// Whether a pass noted work left undone since the last call (always false while the log is
@@ -209,7 +207,7 @@ impl ChangeLog {
         self.edits += 1;
         if let Some(s) = &mut self.session {
             s.control += 1;
-            s.dominance += u64::from(!s.keeping_dominance);
+            s.dominance += u64::from(!self.keeping_dominance);
         }
     }
 

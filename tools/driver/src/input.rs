@@ -9,6 +9,8 @@ use irc_backend::{Diagnostic, DiagnosticKind, Diagnostics};
 use irc_ir::{binary, text, verifier, Module};
 
 /// A shader to compile.
+// A module is moved in once per compile; boxing it would make every embedder box its module.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Input<'a> {
     /// The binary DXBC-IR format (`.dxir`, dxbc-spirv's serialization).
