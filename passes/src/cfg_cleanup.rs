@@ -2,7 +2,8 @@
 //!
 //! Each function is cleaned in rounds until a round changes nothing (a fold can make a phi
 //! trivial, whose constant value can let another branch fold). A round has three phases, each
-//! one linear walk over a [`Cfg`] (rebuilt only after a phase that changed something):
+//! one linear walk over a [`Cfg`] (rebuilt only after a phase that changed something), and a
+//! sweep of the values they left unused:
 //!
 //! 1. **Fold branches.** `BranchConditional` on a `Constant` condition, or with two equal
 //!    targets, becomes `Branch` to the target taken; `Switch` on a `Constant` selector becomes
@@ -42,8 +43,19 @@
 //!      Moving code earlier in program order can only turn a backward edge into a forward one,
 //!      so the rule that only loop headers take back edges keeps holding.
 //!
+//! 4. **Sweep.** Values whose last use the round took away — the condition or selector of a
+//!    folded branch, the values of dropped phi pairs, operands of removed blocks — are removed,
+//!    with the operands they leave unused in turn, if `dce` would remove them (no effect; not
+//!    a phi, label or declaration other than a constant). An arm that only computed such
+//!    values is then empty for the next round: nested selections that fold away go in one
+//!    run, where each level used to wait for a run of `dce` (and a round of the clean-up loop).
+//!
 //! Blocks changed by the empty-arm step are not merged in the same round (their snapshot
 //! predecessor lists are stale); the next round takes them.
+//!
+//! Phases 2 and 3 run inside [`Module::keeping_dominance`]: removing unreachable blocks,
+//! bypassing empty arms and merging chains leave every remaining block with the dominators it
+//! had, so `gvn` need not run again for them. Folding a branch (phase 1) may not.
 
 use crate::caps::PassContext;
 use crate::dce::remove_all;
@@ -206,10 +218,9 @@ fn make_branch(m: &mut Module, label: SsaDef, t: SsaDef, target: SsaDef, lost: &
 }
 
 /// Removes the values of `lost` that nothing uses any more (debug info aside) and that `dce`
-/// would remove (code ops without an effect, phis and labels aside, and constants), and then the operands
-/// they leave unused, transitively: a folded branch's condition, the loads of an arm that was
-/// bypassed. Without it, each level of nested selections that fold away would wait for a
-/// round of `dce` before the next could fold. Returns whether anything was removed.
+/// would remove (code ops without an effect other than phis and labels, and constants), then
+/// the operands they leave unused, transitively (see the module docs, *sweep*). Returns
+/// whether anything was removed.
 fn remove_unused(m: &mut Module, mut lost: Vec<SsaDef>) -> bool {
     let mut removed = false;
     while let Some(d) = lost.pop() {

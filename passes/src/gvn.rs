@@ -76,10 +76,10 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
 /// True if a run would change nothing after `changes`, the last run having left the module
 /// at gvn's fixpoint (a run that stops at [`MAX_ROUNDS`] with work left notes an unsettled
 /// module, which counts as a dominance change). New work needs a change of dominance (a block
-/// that now dominates another: a folded branch; not a chain of blocks merged or an unreachable
-/// block removed, which `cfg-cleanup` marks as keeping dominance) or a pure op whose key
-/// (opcode, flags, type, operand ids) changed since, or a phi touched (it is asked below):
-/// a touched op; or a load that became pure, when the `DescriptorLoad` it reads through was
+/// that now dominates another, as after a folded branch; merging chains of blocks, removing
+/// unreachable ones and bypassing empty arms keep dominance, `Module::keeping_dominance`) or
+/// a pure op whose key (opcode, flags, type, operand ids) changed since: a touched op; or a
+/// load that became pure, when the `DescriptorLoad` it reads through was
 /// rewritten in place (its users are asked then); or a touched phi that became trivial or
 /// equal to another phi of its block (an operand replaced by another pass). Constants and
 /// undefs are keys' operands by id, so a rewritten one changes no key; a changed declaration
