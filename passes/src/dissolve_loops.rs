@@ -119,7 +119,10 @@ pub fn dissolve_with(m: &mut Module, analyses: &Analyses) -> usize {
                     continue;
                 }
                 touched.extend(plan.blocks.iter().copied());
-                apply(m, &cfg, &plan);
+                // Dissolving keeps dominance among the blocks that stay: the deleted backward
+                // predecessors are unreachable, and a break sent through new merge blocks
+                // reaches the loop's merge from the same blocks as before.
+                m.keeping_dominance(|m| apply(m, &cfg, &plan));
                 done += 1;
             }
             count += done;

@@ -77,7 +77,8 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
 /// at gvn's fixpoint (a run that stops at [`MAX_ROUNDS`] with work left notes an unsettled
 /// module, which counts as a dominance change). New work needs a change of dominance (a block
 /// that now dominates another, as after a folded branch; merging chains of blocks, removing
-/// unreachable ones and bypassing empty arms keep dominance, `Module::keeping_dominance`) or
+/// unreachable ones, bypassing empty arms and dissolving one-trip loops keep dominance,
+/// `Module::keeping_dominance`) or
 /// a pure op whose key (opcode, flags, type, operand ids) changed since: a touched op; or a
 /// load that became pure, when the `DescriptorLoad` it reads through was
 /// rewritten in place (its users are asked then); or a touched phi that became trivial or

@@ -422,7 +422,7 @@ impl Module {
     }
     /// Runs `edit`, whose block edits keep the dominance relation among the blocks that remain
     /// (merging a block into its only predecessor, removing blocks unreachable from the entry,
-    /// bypassing an empty block): the change log counts them as control changes but not as
+    /// bypassing an empty block, sending edges through new blocks): the change log counts them as control changes but not as
     /// dominance changes ([`Changes::dominance_changed`]), so a pass that depends on dominance
     /// alone need not run again after them. Phis, labels and terminators touched are still
     /// listed as touched ops.
