@@ -59,6 +59,7 @@
 
 use crate::caps::PassContext;
 use crate::dce::remove_all;
+use crate::fold_util::remove_dead_where;
 use crate::PassError;
 use irc_ir::analysis::cfg::{self, branch_targets, Block, Cfg};
 use irc_ir::format::{Branch, BranchConditional, Constant, Phi, Switch};
@@ -94,7 +95,7 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
                 g = cx.analyses.cfg(m, f);
             }
             let simplified = m.keeping_dominance(|m| simplify(m, &g, &mut lost));
-            let swept = remove_unused(m, lost);
+            let swept = remove_dead_where(m, lost, sweepable);
             changed |= folded | removed | simplified | swept;
             if !(folded | removed | simplified | swept) {
                 break;
@@ -217,29 +218,14 @@ fn make_branch(m: &mut Module, label: SsaDef, t: SsaDef, target: SsaDef, lost: &
     }
 }
 
-/// Removes the values of `lost` that nothing uses any more (debug info aside) and that `dce`
-/// would remove (code ops without an effect other than phis and labels, and constants), then
-/// the operands they leave unused, transitively (see the module docs, *sweep*). Returns
-/// whether anything was removed.
-fn remove_unused(m: &mut Module, mut lost: Vec<SsaDef>) -> bool {
-    let mut removed = false;
-    while let Some(d) = lost.pop() {
-        let o = m.opcode(d);
-        if !m.is_live(d)
-            || o.has_effect()
-            || (o.is_declarative() && !matches!(o, OpCode::Constant | OpCode::Undef))
-            || o.is_terminator()
-            || o.is_meta()
-            || matches!(o, OpCode::Phi | OpCode::Label | OpCode::Unknown)
-            || !m.uses(d).iter().all(|&u| m.opcode(u).is_meta())
-        {
-            continue;
-        }
-        lost.extend(m.op(d).ref_defs());
-        m.remove(d);
-        removed = true;
-    }
-    removed
+/// True for the ops the sweep removes once unused (see the module docs, *sweep*): those `dce`
+/// would remove, code ops without an effect other than phis and labels, and constants.
+fn sweepable(o: OpCode) -> bool {
+    !(o.has_effect()
+        || (o.is_declarative() && !matches!(o, OpCode::Constant | OpCode::Undef))
+        || o.is_terminator()
+        || o.is_meta()
+        || matches!(o, OpCode::Phi | OpCode::Label | OpCode::Unknown))
 }
 
 // ----- phase 1 ---------------------------------------------------------------------------------

@@ -220,14 +220,27 @@ pub fn replace_value(m: &mut Module, old: SsaDef, new: SsaDef) {
 /// Removes each of `defs` that is a pure op without uses, and then, transitively, its operands
 /// that became unused.
 pub fn remove_dead(m: &mut Module, defs: impl IntoIterator<Item = SsaDef>) {
+    remove_dead_where(m, defs, is_pure);
+}
+
+/// [`remove_dead`] for the ops whose opcode `removable` accepts; returns whether it removed
+/// any.
+pub fn remove_dead_where(
+    m: &mut Module,
+    defs: impl IntoIterator<Item = SsaDef>,
+    removable: impl Fn(OpCode) -> bool,
+) -> bool {
     let mut stack: SmallVec<[SsaDef; 8]> = defs.into_iter().collect();
+    let mut removed = false;
     while let Some(d) = stack.pop() {
-        if !m.is_live(d) || !is_pure(m.opcode(d)) || !is_unused(m, d) {
+        if !m.is_live(d) || !removable(m.opcode(d)) || !is_unused(m, d) {
             continue;
         }
         stack.extend(m.op(d).ref_defs());
         m.remove(d);
+        removed = true;
     }
+    removed
 }
 
 /// The `SetFpMode` default flags of each float type, by the type's wire value (a `u8`): a
