@@ -85,8 +85,8 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
 /// equal to another phi of its block (an operand replaced by another pass). Constants and
 /// undefs are keys' operands by id, so a rewritten one changes no key; a changed declaration
 /// of another kind (other than debug info) is taken as new work. Two ops with one key share
-/// their first operand, so an op without an equal among the users of that operand has nothing
-/// to merge with.
+/// every operand, so an op without an equal among the users of its least-used operand has
+/// nothing to merge with.
 pub fn settled(m: &Module, changes: Changes) -> bool {
     if changes.dominance_changed {
         return false;
@@ -139,10 +139,12 @@ fn may_merge(m: &Module, d: SsaDef) -> bool {
         return false;
     }
     let op = m.op(d);
-    let Some(first) = op.ref_defs().next() else {
+    // An op with the same key references every value `d` references (a commutative op's two
+    // operands in either order): the shortest of their use lists holds it.
+    let Some(fewest) = op.ref_defs().min_by_key(|&r| m.uses(r).len()) else {
         return true;
     };
-    m.uses(first)
+    m.uses(fewest)
         .iter()
         .any(|&u| u != d && m.is_live(u) && same_value(m.op(u), op))
 }

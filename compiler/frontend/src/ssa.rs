@@ -31,8 +31,15 @@ pub fn run(m: &mut Module) -> Result<(), FrontendError> {
 pub fn run_with(m: &mut Module, analyses: &Analyses) -> Result<(), FrontendError> {
     check_temps_are_local(m)?;
     let mut phis = Vec::new();
-    for f in cfg::functions(m) {
-        let g = analyses.cfg(m, f);
+    // Every function's CFG is taken before any function changes: a function's edits (loads
+    // and stores removed, phis placed after its labels) leave the other functions' blocks as
+    // they are, so the CFGs the frontend's previous pass left in `analyses` serve all of them
+    // (taken one by one, each edit would make the next function's CFG a rebuild).
+    let graphs: Vec<_> = cfg::functions(m)
+        .into_iter()
+        .map(|f| analyses.cfg(m, f))
+        .collect();
+    for g in graphs {
         if g.is_empty() {
             continue;
         }

@@ -22,12 +22,22 @@ pub fn run(m: &mut Module) {
 
 /// [`run`], taking the CFGs from (and leaving them in) `analyses`.
 pub fn run_with(m: &mut Module, analyses: &Analyses) {
-    for f in remove_uncalled_functions(m) {
-        let graph = analyses.cfg(m, f);
-        if graph.is_empty() {
-            continue;
+    // Every function's CFG is taken before any function changes: removing one function's
+    // dead blocks leaves the other functions' blocks as they are. The CFGs of the functions
+    // left unchanged are then kept at the module's new version, for the next pass (`ssa`):
+    // else one function's edit would make every CFG a rebuild there.
+    let graphs: Vec<_> = remove_uncalled_functions(m)
+        .into_iter()
+        .map(|f| (f, analyses.cfg(m, f)))
+        .collect();
+    let mut unchanged = Vec::with_capacity(graphs.len());
+    for (f, graph) in graphs {
+        if graph.is_empty() || !function(m, &graph) {
+            unchanged.push((f, graph));
         }
-        function(m, &graph);
+    }
+    for (f, graph) in unchanged {
+        analyses.keep_cfg(m, f, graph);
     }
 }
 
@@ -36,8 +46,9 @@ enum Keep {
     Merge,
 }
 
-fn function(m: &mut Module, g: &Cfg) {
-    let Some(entry) = g.entry() else { return };
+/// Removes the unreachable blocks of the function of `g`; returns whether it changed.
+fn function(m: &mut Module, g: &Cfg) -> bool {
+    let Some(entry) = g.entry() else { return false };
     let mut reachable = FxHashSet::default();
     let mut stack = vec![entry];
     while let Some(b) = stack.pop() {
@@ -46,7 +57,7 @@ fn function(m: &mut Module, g: &Cfg) {
         }
     }
     if reachable.len() == g.len() {
-        return;
+        return false;
     }
     // Merge and continue blocks named by reachable headers survive, emptied.
     let mut keep: Vec<(Block, Keep)> = Vec::new();
@@ -123,6 +134,7 @@ fn function(m: &mut Module, g: &Cfg) {
         };
         m.insert_after(label, term);
     }
+    true
 }
 
 /// Removes every function that is neither an entry point's function nor called, directly or
@@ -191,5 +203,64 @@ fn remove_ops(m: &mut Module, ops: &[SsaDef]) {
     }
     for &d in ops {
         m.remove(d);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use irc_ir::analysis::cfg::{self, Cfg};
+    use irc_ir::analysis::Analyses;
+    use irc_ir::{text, Module, SsaDef};
+
+    /// `main` has a dead block after its `Return`; the helper it calls has none.
+    const SRC: &str = "
+%1 = EntryPoint %20 Pixel
+%2 = f32 DclOutput %1 0 0
+%3 = f32 Constant 1.0
+%4 = f32 Constant 2.0
+
+%20 = Function
+%21 = Label None
+  %22 = f32 FunctionCall %40
+  %23 = OutputStore %2 null %22
+  %24 = Return
+%25 = Label None
+  %26 = OutputStore %2 null %3
+  %27 = Return
+%28 = FunctionEnd
+
+%40 = f32 Function
+%41 = Label None
+  %42 = f32 Return %4
+%43 = FunctionEnd
+";
+
+    fn blocks(g: &Cfg) -> Vec<(SsaDef, Vec<SsaDef>)> {
+        g.blocks()
+            .map(|b| (g.label(b), g.ops(b).to_vec()))
+            .collect()
+    }
+
+    /// The CFG of a function the pass left alone is kept at the module's new version (the next
+    /// pass reuses it, and it is the CFG a rebuild gives); the edited function's is rebuilt.
+    #[test]
+    fn unchanged_functions_keep_their_cfg_across_another_functions_edit() {
+        let mut m: Module = text::parse(SRC).expect("the test module parses");
+        let analyses = Analyses::new();
+        super::run_with(&mut m, &analyses);
+        assert!(!m.is_live(SsaDef::from_u32(25)), "the dead block goes");
+        let functions = cfg::functions(&m);
+        let (main, helper) = (functions[0], functions[1]);
+        analyses.take_spent();
+
+        let kept = analyses.cfg(&m, helper);
+        let spent = analyses.take_spent();
+        assert_eq!((spent.cfg_reuses, spent.cfg_builds), (1, 0));
+        assert_eq!(blocks(&kept), blocks(&Cfg::build(&m, helper)));
+
+        let rebuilt = analyses.cfg(&m, main);
+        let spent = analyses.take_spent();
+        assert_eq!((spent.cfg_reuses, spent.cfg_builds), (0, 1));
+        assert_eq!(rebuilt.len(), 1);
     }
 }

@@ -123,6 +123,28 @@ impl Analyses {
         cfg
     }
 
+    /// Keeps `cfg`, the CFG of function `f` built before the latest edits of `m`, as `f`'s CFG
+    /// at `m`'s current version: for a pass whose edits since it was built touched other
+    /// functions only (the caller vouches for that; ops of other functions are neither in a
+    /// CFG's blocks nor between them). A function's CFG otherwise becomes a rebuild as soon as
+    /// any function changes.
+    pub fn keep_cfg(&self, m: &Module, f: FunctionRange, cfg: Arc<Cfg>) {
+        let entry = CfgEntry {
+            function: f,
+            version: m.version(),
+            cfg,
+        };
+        let mut inner = self.lock();
+        match inner
+            .cfgs
+            .iter_mut()
+            .position(|e| e.function.function == f.function)
+        {
+            Some(i) => inner.cfgs[i] = entry,
+            None => push_bounded(&mut inner.cfgs, entry),
+        }
+    }
+
     /// The dominator tree of `cfg`: the one kept for its function if that was computed for the
     /// same block graph, else a new one (which is kept).
     pub fn dom(&self, cfg: &Cfg) -> Arc<DomTree> {
