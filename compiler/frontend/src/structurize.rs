@@ -5,8 +5,9 @@
 //! position, and new labels are inserted around it:
 //!
 //! - `Function` gets an entry `Label` after it; `FunctionEnd` gets a `Return` (of `Undef` for
-//!   non-void functions) before it; a mid-function `Return`/`Unreachable` is followed by a new
-//!   label (an unreachable block, removed later).
+//!   non-void functions) before it unless the body already ends in a `Return`/`Unreachable`; a
+//!   mid-function `Return`/`Unreachable` is followed by a new label (an unreachable block,
+//!   removed later).
 //! - `ScopedIf %end %c` becomes `BranchConditional %c %then %merge`; the current block's label
 //!   becomes `Label %merge StructuredSelection`; `%merge` is inserted right after `%end` (known
 //!   from the if's forward reference), which becomes `Branch %merge`; `ScopedElse` becomes the
@@ -107,7 +108,19 @@ impl Walker<'_> {
         end: Option<SsaDef>,
     ) -> Result<(), FrontendError> {
         self.block = self.m.insert_after(f, label());
-        for &d in body {
+        // A body that ends in a `Return` (the usual shader) has its last block closed by it:
+        // no block opens after it and no `Return` is added, where a dead `Label; Return` pair
+        // would only be made for `remove-unreachable` to take away again.
+        let ends_closed = end.is_some()
+            && body
+                .last()
+                .is_some_and(|&d| matches!(self.m.opcode(d), OpCode::Return | OpCode::Unreachable));
+        let walked = if ends_closed {
+            &body[..body.len() - 1]
+        } else {
+            body
+        };
+        for &d in walked {
             self.op(d)?;
         }
         if let Some(open) = self.stack.last() {
@@ -124,6 +137,9 @@ impl Walker<'_> {
                 "function has no FunctionEnd",
             ));
         };
+        if ends_closed {
+            return Ok(());
+        }
         let ret_ty = self.m.ty(f).clone();
         let ret = if ret_ty.is_void() {
             void(OpCode::Return)
@@ -404,4 +420,49 @@ fn case_constant(m: &mut Module, selector: &Type, value: u64) -> SsaDef {
         value & ((1u64 << bits) - 1)
     };
     m.add(Op::new(OpCode::Constant, scalar).lit(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use irc_ir::{text, Module, OpCode};
+
+    fn structured(body: &str) -> Module {
+        let src = format!(
+            "%1 = EntryPoint %20 Pixel\n%2 = f32 DclOutput %1 0 0\n%3 = f32 Constant 1.0\n\n\
+             %20 = Function\n{body}%29 = FunctionEnd\n"
+        );
+        let mut m = text::parse(&src).expect("the test module parses");
+        super::run(&mut m).expect("structurize");
+        m
+    }
+
+    fn count(m: &Module, opcode: OpCode) -> usize {
+        m.iter().filter(|&d| m.opcode(d) == opcode).count()
+    }
+
+    /// A body that ends in its `Return` is one block, closed by that `Return`; a body that
+    /// does not gets the `Return`; a `Return` in the middle is followed by a new (dead) block.
+    #[test]
+    fn a_closing_return_ends_the_last_block() {
+        let closed = structured("  %21 = OutputStore %2 null %3\n  %22 = Return\n");
+        assert_eq!(
+            (
+                count(&closed, OpCode::Label),
+                count(&closed, OpCode::Return)
+            ),
+            (1, 1)
+        );
+
+        let open = structured("  %21 = OutputStore %2 null %3\n");
+        assert_eq!(
+            (count(&open, OpCode::Label), count(&open, OpCode::Return)),
+            (1, 1)
+        );
+
+        let early = structured("  %21 = Return\n  %22 = OutputStore %2 null %3\n");
+        assert_eq!(
+            (count(&early, OpCode::Label), count(&early, OpCode::Return)),
+            (2, 2)
+        );
+    }
 }
