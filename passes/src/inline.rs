@@ -1,6 +1,8 @@
 //! `inline`: inlines every `FunctionCall`, leaving only the entry point's function(s).
 //!
-//! Our targets have no call instruction, so every call is inlined. The pass works bottom-up
+//! Our targets have no call instruction, so every call is inlined: the targets' legalization
+//! runs this pass. The `legalize` pipeline for IR consumers with calls does not (its output
+//! keeps the shader's functions, as dxbc-spirv's own legalization does). The pass works bottom-up
 //! over the call graph: a depth-first walk from the functions the `EntryPoint` names gives a
 //! post-order in which every callee comes before its callers (a call to a function still on the
 //! walk's stack is recursion, reported as [`PassError::Unsupported`]). Each function then gets
