@@ -3,7 +3,7 @@
 //! legalization, which `opt` starts with, inlines every call (our machines have none). Both
 //! compute what the raw module computes.
 
-use irc_ir::{text, Module, OpCode};
+use irc_ir::{text, OpCode};
 use irc_passes::{ManagerOptions, PassManager};
 use irc_testsuite::equivalence::{compare, Verdict};
 
@@ -39,10 +39,6 @@ const SRC: &str = "
 %48 = FunctionEnd
 ";
 
-fn count(m: &Module, opcode: OpCode) -> usize {
-    m.iter().filter(|&d| m.opcode(d) == opcode).count()
-}
-
 fn manager() -> PassManager {
     PassManager::new(ManagerOptions {
         verify: true,
@@ -56,9 +52,9 @@ fn legalize_keeps_functions_and_the_targets_legalization_inlines_them() {
 
     let mut kept = raw.clone();
     irc_testsuite::pipeline::run(&mut manager(), &mut kept, "legalize").expect("legalize");
-    assert_eq!(count(&kept, OpCode::Function), 2, "{}", text::print(&kept));
+    assert_eq!(kept.count_of(OpCode::Function), 2, "{}", text::print(&kept));
     assert_eq!(
-        count(&kept, OpCode::FunctionCall),
+        kept.count_of(OpCode::FunctionCall),
         2,
         "{}",
         text::print(&kept)
@@ -72,13 +68,13 @@ fn legalize_keeps_functions_and_the_targets_legalization_inlines_them() {
         .1;
     irc_passes::pipelines::legalize(&mut pm, &mut inlined).expect("target legalization");
     assert_eq!(
-        count(&inlined, OpCode::Function),
+        inlined.count_of(OpCode::Function),
         1,
         "{}",
         text::print(&inlined)
     );
     assert_eq!(
-        count(&inlined, OpCode::FunctionCall),
+        inlined.count_of(OpCode::FunctionCall),
         0,
         "{}",
         text::print(&inlined)

@@ -436,10 +436,6 @@ mod tests {
         m
     }
 
-    fn count(m: &Module, opcode: OpCode) -> usize {
-        m.iter().filter(|&d| m.opcode(d) == opcode).count()
-    }
-
     /// A body that ends in its `Return` is one block, closed by that `Return`; a body that
     /// does not gets the `Return`; a `Return` in the middle is followed by a new (dead) block.
     #[test]
@@ -447,21 +443,24 @@ mod tests {
         let closed = structured("  %21 = OutputStore %2 null %3\n  %22 = Return\n");
         assert_eq!(
             (
-                count(&closed, OpCode::Label),
-                count(&closed, OpCode::Return)
+                closed.count_of(OpCode::Label),
+                closed.count_of(OpCode::Return)
             ),
             (1, 1)
         );
 
         let open = structured("  %21 = OutputStore %2 null %3\n");
         assert_eq!(
-            (count(&open, OpCode::Label), count(&open, OpCode::Return)),
+            (open.count_of(OpCode::Label), open.count_of(OpCode::Return)),
             (1, 1)
         );
 
         let early = structured("  %21 = Return\n  %22 = OutputStore %2 null %3\n");
         assert_eq!(
-            (count(&early, OpCode::Label), count(&early, OpCode::Return)),
+            (
+                early.count_of(OpCode::Label),
+                early.count_of(OpCode::Return)
+            ),
             (2, 2)
         );
     }

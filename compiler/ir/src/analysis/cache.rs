@@ -107,19 +107,11 @@ impl Analyses {
         let mut inner = self.lock();
         inner.spent.cfg_time += elapsed;
         inner.spent.cfg_builds += 1;
-        let entry = CfgEntry {
+        inner.store_cfg(CfgEntry {
             function: f,
             version,
             cfg: cfg.clone(),
-        };
-        match inner
-            .cfgs
-            .iter_mut()
-            .position(|e| e.function.function == f.function)
-        {
-            Some(i) => inner.cfgs[i] = entry,
-            None => push_bounded(&mut inner.cfgs, entry),
-        }
+        });
         cfg
     }
 
@@ -129,20 +121,11 @@ impl Analyses {
     /// CFG's blocks nor between them). A function's CFG otherwise becomes a rebuild as soon as
     /// any function changes.
     pub fn keep_cfg(&self, m: &Module, f: FunctionRange, cfg: Arc<Cfg>) {
-        let entry = CfgEntry {
+        self.lock().store_cfg(CfgEntry {
             function: f,
             version: m.version(),
             cfg,
-        };
-        let mut inner = self.lock();
-        match inner
-            .cfgs
-            .iter_mut()
-            .position(|e| e.function.function == f.function)
-        {
-            Some(i) => inner.cfgs[i] = entry,
-            None => push_bounded(&mut inner.cfgs, entry),
-        }
+        });
     }
 
     /// The dominator tree of `cfg`: the one kept for its function if that was computed for the
@@ -188,6 +171,17 @@ impl Analyses {
         let mut inner = self.lock();
         inner.cfgs.clear();
         inner.doms.clear();
+    }
+}
+
+impl Inner {
+    /// Keeps `entry` as its function's CFG, in place of the one kept before.
+    fn store_cfg(&mut self, entry: CfgEntry) {
+        let f = entry.function.function;
+        match self.cfgs.iter().position(|e| e.function.function == f) {
+            Some(i) => self.cfgs[i] = entry,
+            None => push_bounded(&mut self.cfgs, entry),
+        }
     }
 }
 
