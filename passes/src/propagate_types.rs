@@ -42,6 +42,7 @@ use crate::types_util::{
 use crate::PassError;
 use irc_ir::format::{access, slots, Arith, DescriptorLoad};
 use irc_ir::{EntityRef, Module, Op, OpCode, ScalarType, SsaDef, Type};
+use rustc_hash::FxHashMap;
 
 const NONE: u32 = u32::MAX;
 
@@ -92,6 +93,8 @@ struct State {
     /// The stores and atomics of the module in program order, gathered by `collect`'s walk so
     /// that `link` visits them without walking the code again.
     memory_ops: Vec<SsaDef>,
+    /// The typed copies of `?` constants made so far, by constant and scalar type.
+    typed: FxHashMap<(SsaDef, ScalarType), SsaDef>,
 }
 
 fn is_resource_decl(op: OpCode) -> bool {
@@ -170,6 +173,7 @@ impl State {
             ty: Vec::with_capacity(nodes),
             stores: Vec::new(),
             memory_ops: Vec::new(),
+            typed: FxHashMap::default(),
         }
     }
 
@@ -195,6 +199,15 @@ impl State {
         self.res.push(NONE);
         self.ty.push(ScalarType::U32);
         n
+    }
+
+    /// [`typed_constant`], made once per constant and type: every use of a `?` constant asks
+    /// (the copy is one constant of the module either way, as equal constants are merged).
+    fn typed_constant(&mut self, m: &mut Module, k: SsaDef, t: ScalarType) -> SsaDef {
+        *self
+            .typed
+            .entry((k, t))
+            .or_insert_with(|| typed_constant(m, k, t))
     }
 
     fn find(&mut self, mut n: u32) -> u32 {
@@ -415,7 +428,7 @@ impl State {
                 Kind::Fixed(_) => {}
                 Kind::Resource => {
                     if m.opcode(d) == OpCode::Constant {
-                        let new = typed_constant(m, d, t);
+                        let new = self.typed_constant(m, d, t);
                         m.replace_all_uses(d, new);
                     } else {
                         let ty = subst(m.ty(d), t);
@@ -440,7 +453,7 @@ impl State {
             let users: Vec<SsaDef> = m.uses(k).to_vec();
             for u in users {
                 if m.opcode(u) == OpCode::ConsumeAs && !has_unknown(m.ty(u)) {
-                    let c = typed_constant(m, k, ScalarType::U32);
+                    let c = self.typed_constant(m, k, ScalarType::U32);
                     m.set_operand(u, 0, c.into());
                 }
             }
@@ -486,7 +499,7 @@ impl State {
                 continue;
             };
             if m.opcode(a).is_constant_like() && has_unknown(m.ty(a)) {
-                new.operands[i] = typed_constant(m, a, t).into();
+                new.operands[i] = self.typed_constant(m, a, t).into();
             }
         }
         let op = OpHead { opcode, ty: old_ty };
@@ -552,13 +565,18 @@ impl State {
                     }))
     }
 
-    fn rewrite_store(&self, m: &mut Module, s: SsaDef, tr: ScalarType) -> Result<(), PassError> {
+    fn rewrite_store(
+        &mut self,
+        m: &mut Module,
+        s: SsaDef,
+        tr: ScalarType,
+    ) -> Result<(), PassError> {
         let Some(v) = access(m.op(s)).and_then(|a| a.value) else {
             return Ok(());
         };
         let vty = m.ty(v).clone();
         if m.opcode(v).is_constant_like() && has_unknown(&vty) {
-            let c = typed_constant(m, v, tr);
+            let c = self.typed_constant(m, v, tr);
             m.set_operand(s, 2, c.into());
             return Ok(());
         }

@@ -201,6 +201,10 @@ pub fn check_resolved(m: &Module, consume: bool) -> Result<(), PassError> {
 
 /// Removes Constant and Undef ops whose type mentions `?` and that only meta ops use.
 pub fn remove_dead_unknown_constants(m: &mut Module) {
+    // The module counts its `?`-typed ops: none, no walk.
+    if m.unknown_typed_count() == 0 {
+        return;
+    }
     let dead: Vec<SsaDef> = m
         .declarations()
         .filter(|&d| {

@@ -144,7 +144,8 @@ pub fn remove_uncalled_functions(m: &mut Module) -> Vec<FunctionRange> {
     if cfg::is_one_entry_function_without_calls(m) {
         return cfg::functions(m);
     }
-    let functions = cfg::functions(m);
+    // One walk finds the functions (as `cfg::functions`) and the calls each one makes.
+    let (functions, calls) = functions_and_calls(m);
     let mut live: FxHashSet<SsaDef> = m
         .declarations()
         .filter(|&d| m.opcode(d) == OpCode::EntryPoint)
@@ -152,16 +153,12 @@ pub fn remove_uncalled_functions(m: &mut Module) -> Vec<FunctionRange> {
         .collect();
     let mut work: Vec<SsaDef> = live.iter().copied().collect();
     while let Some(f) = work.pop() {
-        let Some(range) = functions.iter().find(|r| r.function == f) else {
+        let Some(i) = functions.iter().position(|r| r.function == f) else {
             continue;
         };
-        for d in range.body(m) {
-            if m.opcode(d) == OpCode::FunctionCall {
-                if let Some(callee) = irc_ir::format::FunctionCall::of(m.op(d)).callee() {
-                    if live.insert(callee) {
-                        work.push(callee);
-                    }
-                }
+        for &callee in &calls[i] {
+            if live.insert(callee) {
+                work.push(callee);
             }
         }
     }
@@ -181,6 +178,43 @@ pub fn remove_uncalled_functions(m: &mut Module) -> Vec<FunctionRange> {
         .into_iter()
         .filter(|r| live.contains(&r.function))
         .collect()
+}
+
+/// The functions of `m` in program order (what [`cfg::functions`] finds) and, per function,
+/// the callees of the `FunctionCall`s in its body ([`FunctionRange::body`]).
+fn functions_and_calls(m: &Module) -> (Vec<FunctionRange>, Vec<Vec<SsaDef>>) {
+    let mut functions: Vec<FunctionRange> = Vec::new();
+    let mut calls: Vec<Vec<SsaDef>> = Vec::new();
+    // Whether the last function's body is still open (no `FunctionEnd` yet).
+    let mut open = false;
+    for d in m.code() {
+        match m.opcode(d) {
+            OpCode::Function => {
+                functions.push(FunctionRange {
+                    function: d,
+                    end: None,
+                });
+                calls.push(Vec::new());
+                open = true;
+            }
+            OpCode::FunctionEnd if open => {
+                if let Some(f) = functions.last_mut() {
+                    f.end = Some(d);
+                }
+                open = false;
+            }
+            OpCode::FunctionCall if open => {
+                if let (Some(callee), Some(list)) = (
+                    irc_ir::format::FunctionCall::of(m.op(d)).callee(),
+                    calls.last_mut(),
+                ) {
+                    list.push(callee);
+                }
+            }
+            _ => {}
+        }
+    }
+    (functions, calls)
 }
 
 /// Removes `ops` from the module: a value still used by an op not in `ops` (never the case in
@@ -262,5 +296,60 @@ mod tests {
         let spent = analyses.take_spent();
         assert_eq!((spent.cfg_reuses, spent.cfg_builds), (0, 1));
         assert_eq!(rebuilt.len(), 1);
+    }
+
+    /// Functions reached through a chain of calls stay; a function called only by an uncalled
+    /// one goes with it.
+    #[test]
+    fn uncalled_functions_go_with_the_functions_only_they_call() {
+        let src = "
+%1 = EntryPoint %10 Pixel
+%2 = f32 DclOutput %1 0 0
+%3 = f32 Constant 1.0
+
+%10 = Function
+%11 = Label None
+  %12 = f32 FunctionCall %20
+  %13 = OutputStore %2 null %12
+  %14 = Return
+%15 = FunctionEnd
+
+%20 = f32 Function
+%21 = Label None
+  %22 = f32 FunctionCall %30
+  %23 = f32 Return %22
+%24 = FunctionEnd
+
+%30 = f32 Function
+%31 = Label None
+  %32 = f32 Return %3
+%33 = FunctionEnd
+
+%40 = f32 Function
+%41 = Label None
+  %42 = f32 FunctionCall %50
+  %43 = f32 Return %42
+%44 = FunctionEnd
+
+%50 = f32 Function
+%51 = Label None
+  %52 = f32 Return %3
+%53 = FunctionEnd
+";
+        let mut m: Module = text::parse(src).expect("the test module parses");
+        let left = super::remove_uncalled_functions(&mut m);
+        // Text ids are 1-based (`%n` is `SsaDef` n - 1).
+        let def = |n: u32| SsaDef::from_u32(n - 1);
+        let names = |fs: &[cfg::FunctionRange]| {
+            fs.iter()
+                .map(|f| f.function.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(&left), ["%10", "%20", "%30"]);
+        assert_eq!(names(&cfg::functions(&m)), ["%10", "%20", "%30"]);
+        for gone in [40, 42, 44, 50, 53] {
+            assert!(!m.is_live(def(gone)), "%{gone} is removed");
+        }
+        assert!(m.is_live(def(22)) && m.is_live(def(33)));
     }
 }

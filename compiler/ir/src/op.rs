@@ -10,7 +10,7 @@ use crate::types::Type;
 use smallvec::SmallVec;
 
 /// An operand of an op.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Operand {
     /// A null reference (optional operand left out).
     Null,
@@ -18,6 +18,19 @@ pub enum Operand {
     Ref(SsaDef),
     /// A literal, as the 64-bit value dxbc-spirv stores (see reference §A.7).
     Lit(u64),
+}
+
+/// One word per operand (a reference with its top bit set, a literal as is, null as all ones;
+/// a literal that looks like a reference only collides, equal operands hash alike). Operands
+/// are hashed with every op the module's constant table and value numbering look up.
+impl std::hash::Hash for Operand {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_u64(match *self {
+            Operand::Null => u64::MAX,
+            Operand::Ref(d) => 1 << 63 | u64::from(d.as_u32()),
+            Operand::Lit(v) => v,
+        });
+    }
 }
 
 impl Operand {

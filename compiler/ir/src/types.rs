@@ -206,10 +206,28 @@ pub const MAX_STRUCT_MEMBERS: usize = 512;
 /// A full type: zero members = void; one member = scalar/vector; two or more = struct;
 /// optionally an array of that with up to three dimensions. `array_dims()[0]` is the
 /// **innermost** dimension; an outermost size of 0 means an unbounded (runtime) array.
-#[derive(Debug, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+#[derive(Debug, PartialEq, Eq, Default, PartialOrd, Ord)]
 pub struct Type {
     members: SmallVec<[BasicType; 2]>,
     dims: SmallVec<[u32; 1]>,
+}
+
+/// The usual type (a scalar or vector) hashes as one word; others member by member. Types are
+/// hashed with every op the module's constant table and value numbering look up.
+impl std::hash::Hash for Type {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        match (&self.members[..], &self.dims[..]) {
+            ([b], []) => {
+                h.write_u32(u32::from(b.scalar_type() as u8) << 8 | u32::from(b.vec_size()))
+            }
+            (members, dims) => {
+                h.write_usize(members.len());
+                members.iter().for_each(|b| b.hash(h));
+                h.write_usize(dims.len());
+                dims.iter().for_each(|&d| h.write_u32(d));
+            }
+        }
+    }
 }
 
 /// A copy of the two lists (`from_slice`: a plain copy, not the element-by-element
