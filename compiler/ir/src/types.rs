@@ -515,6 +515,54 @@ mod tests {
         assert_eq!(BasicType::from_byte(18), None);
     }
 
+    /// The hand-written hash agrees with equality: equal types (built apart) hash alike, and
+    /// the one-word form of a scalar or vector tells scalar types and sizes apart.
+    #[test]
+    fn equal_types_hash_alike() {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        let hash = |t: &Type| BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(t);
+        let structure = |n: u32| {
+            let members = [
+                BasicType::new(ScalarType::F32, 4),
+                BasicType::scalar(ScalarType::U32),
+            ];
+            Type::from_parts(members.into_iter().collect(), [n].into_iter().collect())
+        };
+        let pairs = [
+            (
+                Type::scalar(ScalarType::F32),
+                Type::vector(ScalarType::F32, 1),
+            ),
+            (
+                Type::vector(ScalarType::I32, 3),
+                Type::vector(ScalarType::I32, 3),
+            ),
+            (
+                Type::vector(ScalarType::F16, 2).array_of(8),
+                Type::vector(ScalarType::F16, 2).array_of(8),
+            ),
+            (structure(4), structure(4)),
+            (Type::void(), Type::default()),
+        ];
+        for (a, b) in &pairs {
+            assert_eq!(a, b);
+            assert_eq!(hash(a), hash(b), "{a}");
+        }
+        let distinct = [
+            Type::scalar(ScalarType::F32),
+            Type::scalar(ScalarType::U32),
+            Type::vector(ScalarType::F32, 4),
+            Type::vector(ScalarType::F32, 4).array_of(4),
+            structure(4),
+            structure(5),
+        ];
+        for (i, a) in distinct.iter().enumerate() {
+            for b in &distinct[i + 1..] {
+                assert_ne!(hash(a), hash(b), "{a} and {b}");
+            }
+        }
+    }
+
     #[test]
     fn type_text_round_trips() {
         for s in [
