@@ -610,16 +610,21 @@ fn fix_consumers(m: &mut Module, v: SsaDef) {
     if t == ScalarType::U32 {
         return;
     }
+    let needs_detour = |m: &Module, u: SsaDef| {
+        let uop = m.op(u);
+        uop.opcode == OpCode::ConsumeAs
+            && uop.ty.members().first().is_some_and(|b| {
+                let ut = b.scalar_type();
+                width(ut) == 64 || (ut == ScalarType::Bool && t.is_float())
+            })
+    };
+    // The usual value has no such user: no copy of its use list.
+    if !m.uses(v).iter().any(|&u| needs_detour(m, u)) {
+        return;
+    }
     let users: smallvec::SmallVec<[SsaDef; 4]> = m.uses(v).iter().copied().collect();
     for u in users {
-        let uop = m.op(u);
-        if uop.opcode != OpCode::ConsumeAs {
-            continue;
-        }
-        let Some(ut) = uop.ty.members().first().map(|b| b.scalar_type()) else {
-            continue;
-        };
-        if width(ut) == 64 || (ut == ScalarType::Bool && t.is_float()) {
+        if needs_detour(m, u) {
             let mid = Op::new(OpCode::ConsumeAs, subst_scalar(m.ty(v), ScalarType::U32)).arg(v);
             let mid = m.insert_before(u, mid);
             m.set_operand(u, 0, mid.into());

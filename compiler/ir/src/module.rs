@@ -632,7 +632,12 @@ impl Module {
         self.unregister(d);
         self.uses.clear_of(d);
         self.unlink(d);
-        self.ops[d] = Op::new(OpCode::Unknown, Type::void());
+        // Reset in place, as `Op::new(Unknown, void)` (no new op moved in over the old one).
+        let op = &mut self.ops[d];
+        op.opcode = OpCode::Unknown;
+        op.flags = crate::OpFlags::NONE;
+        op.ty = Type::void();
+        op.operands.clear();
     }
 
     /// Removes the debug and semantic ops naming `d`; panics on any other live user.
