@@ -159,6 +159,9 @@ fn number_function(
     w: &mut Walk,
 ) -> (bool, bool) {
     w.table.clear();
+    // Room for every op of the function at once (the table would otherwise regrow, rehashing,
+    // about log2(n) times per round).
+    w.table.reserve(cfg.op_count());
     w.undo.clear();
     w.phis.clear();
     w.changed = false;

@@ -108,10 +108,13 @@ struct Function<'a> {
 
 impl<'a> Function<'a> {
     fn new(m: &'a mut Module, g: &'a Cfg) -> Self {
+        let accesses = m.count_of(OpCode::TmpStore) + m.count_of(OpCode::TmpLoad);
         Function {
             m,
             g,
-            defs: FxHashMap::default(),
+            // An entry per store, and per block a read passes through: sized once for the
+            // module's loads and stores instead of regrowing.
+            defs: FxHashMap::with_capacity_and_hasher(accesses, Default::default()),
             walked: vec![false; g.len()],
             path: Vec::new(),
             incomplete: Vec::new(),

@@ -231,6 +231,10 @@ impl Cfg {
     pub fn is_empty(&self) -> bool {
         self.blocks.is_empty()
     }
+    /// Number of ops in all blocks (labels and terminators included).
+    pub fn op_count(&self) -> usize {
+        self.ops.len()
+    }
     /// The blocks in program order.
     pub fn blocks(&self) -> impl Iterator<Item = Block> + '_ {
         self.blocks.keys()
