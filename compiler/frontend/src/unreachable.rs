@@ -180,39 +180,23 @@ pub fn remove_uncalled_functions(m: &mut Module) -> Vec<FunctionRange> {
         .collect()
 }
 
-/// The functions of `m` in program order (what [`cfg::functions`] finds) and, per function,
-/// the callees of the `FunctionCall`s in its body ([`FunctionRange::body`]).
+/// The functions of `m` in program order (as [`cfg::functions`]) and, per function, the
+/// callees of the `FunctionCall`s in its body: one walk of the code.
 fn functions_and_calls(m: &Module) -> (Vec<FunctionRange>, Vec<Vec<SsaDef>>) {
-    let mut functions: Vec<FunctionRange> = Vec::new();
-    let mut calls: Vec<Vec<SsaDef>> = Vec::new();
-    // Whether the last function's body is still open (no `FunctionEnd` yet).
-    let mut open = false;
-    for d in m.code() {
-        match m.opcode(d) {
-            OpCode::Function => {
-                functions.push(FunctionRange {
-                    function: d,
-                    end: None,
-                });
-                calls.push(Vec::new());
-                open = true;
-            }
-            OpCode::FunctionEnd if open => {
-                if let Some(f) = functions.last_mut() {
-                    f.end = Some(d);
-                }
-                open = false;
-            }
-            OpCode::FunctionCall if open => {
-                if let (Some(callee), Some(list)) = (
-                    irc_ir::format::FunctionCall::of(m.op(d)).callee(),
-                    calls.last_mut(),
-                ) {
-                    list.push(callee);
-                }
-            }
-            _ => {}
+    // (caller's index, callee), in program order.
+    let mut found: Vec<(usize, SsaDef)> = Vec::new();
+    let functions = cfg::functions_visiting(m, |i, d| {
+        if m.opcode(d) == OpCode::FunctionCall {
+            found.extend(
+                irc_ir::format::FunctionCall::of(m.op(d))
+                    .callee()
+                    .map(|c| (i, c)),
+            );
         }
+    });
+    let mut calls = vec![Vec::new(); functions.len()];
+    for (i, callee) in found {
+        calls[i].push(callee);
     }
     (functions, calls)
 }

@@ -57,6 +57,14 @@ pub fn functions(m: &Module) -> Vec<FunctionRange> {
             end: Some(end),
         }];
     }
+    functions_visiting(m, |_, _| {})
+}
+
+/// [`functions`] by one walk of the code that also shows `visit` every op of each function's
+/// body ([`FunctionRange::body`]) with the index of its function in the result: for a pass
+/// that needs the ranges and something of the bodies (the calls each function makes) without
+/// walking the code twice.
+pub fn functions_visiting(m: &Module, mut visit: impl FnMut(usize, SsaDef)) -> Vec<FunctionRange> {
     let mut out: Vec<FunctionRange> = Vec::new();
     let mut open = false;
     for d in m.code() {
@@ -74,6 +82,7 @@ pub fn functions(m: &Module) -> Vec<FunctionRange> {
                 }
                 open = false;
             }
+            _ if open => visit(out.len() - 1, d),
             _ => {}
         }
     }
