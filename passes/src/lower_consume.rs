@@ -99,7 +99,7 @@ fn is_i(t: ScalarType) -> bool {
 /// Step 1: a plan per `ConsumeAs`, in program order.
 fn plan(m: &Module) -> Result<Vec<Plan>, PassError> {
     let mut index = vec![u32::MAX; m.id_bound()];
-    let mut plans: Vec<Plan> = Vec::new();
+    let mut plans: Vec<Plan> = Vec::with_capacity(m.count_of(OpCode::ConsumeAs));
     for c in m.code() {
         if m.opcode(c) != OpCode::ConsumeAs {
             continue;

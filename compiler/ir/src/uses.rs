@@ -11,6 +11,7 @@
 use cranelift_entity::{EntityRef, SecondaryMap};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
+use std::collections::hash_map;
 
 use crate::entities::SsaDef;
 
@@ -20,11 +21,26 @@ const INDEX_AT: usize = 32;
 /// Positions of one user in an indexed use list, ascending.
 type Positions = SmallVec<[u32; 2]>;
 
-/// One def's use list and, once it has grown long, its index (user -> positions).
+/// [`Index::first`]'s value for a user listed more than once (its positions in `multi`).
+const MULTI: u32 = u32::MAX;
+
+/// The index of a long use list: user -> its positions in the list.
+///
+/// Nearly every user is listed once, so the table holds one position per user (8 bytes a
+/// slot, dense enough to stay in cache while a pass removes users one by one); the few users
+/// listed more than once (`x * x`) are marked [`MULTI`] there and have their ascending
+/// positions in a second map.
+#[derive(Clone, Debug, Default)]
+struct Index {
+    first: FxHashMap<SsaDef, u32>,
+    multi: FxHashMap<SsaDef, Positions>,
+}
+
+/// One def's use list and, once it has grown long, its index.
 #[derive(Clone, Debug, Default)]
 struct Entry {
     list: SmallVec<[SsaDef; 2]>,
-    index: Option<Box<FxHashMap<SsaDef, Positions>>>,
+    index: Option<Box<Index>>,
 }
 
 /// The use lists of every def.
@@ -89,6 +105,69 @@ impl UseLists {
     }
 }
 
+impl Index {
+    /// Records `user` at position `pos`, above every position recorded so far.
+    fn push(&mut self, user: SsaDef, pos: u32) {
+        match self.first.entry(user) {
+            hash_map::Entry::Vacant(v) => {
+                v.insert(pos);
+            }
+            hash_map::Entry::Occupied(mut o) => {
+                let p = *o.get();
+                if p == MULTI {
+                    self.multi.entry(user).or_default().push(pos);
+                } else {
+                    *o.get_mut() = MULTI;
+                    self.multi.insert(user, SmallVec::from_slice(&[p, pos]));
+                }
+            }
+        }
+    }
+
+    /// Takes out the lowest position of `user`, if it is listed.
+    fn take_first(&mut self, user: SsaDef) -> Option<u32> {
+        let hash_map::Entry::Occupied(mut o) = self.first.entry(user) else {
+            return None;
+        };
+        let p = *o.get();
+        if p != MULTI {
+            o.remove();
+            return Some(p);
+        }
+        let ps = self
+            .multi
+            .get_mut(&user)
+            .expect("a user marked as listed more than once has its positions");
+        let i = ps.remove(0);
+        if let [only] = ps[..] {
+            *o.get_mut() = only;
+            self.multi.remove(&user);
+        }
+        Some(i)
+    }
+
+    /// `user`'s position `from`, its highest, becomes `to` (below `from`).
+    fn move_last(&mut self, user: SsaDef, from: u32, to: u32) {
+        let p = self
+            .first
+            .get_mut(&user)
+            .expect("use index holds every entry of an indexed list");
+        if *p != MULTI {
+            debug_assert_eq!(*p, from);
+            *p = to;
+            return;
+        }
+        let ps = self
+            .multi
+            .get_mut(&user)
+            .expect("a user marked as listed more than once has its positions");
+        debug_assert_eq!(ps.last(), Some(&from));
+        ps.pop();
+        let at = ps.partition_point(|&q| q < to);
+        ps.insert(at, to);
+    }
+}
+
 impl Entry {
     /// After `user` was pushed as the last entry: records it in the index, or builds the index
     /// if the list just reached [`INDEX_AT`].
@@ -96,11 +175,12 @@ impl Entry {
     fn index_push(&mut self, user: SsaDef) {
         let pos = self.list.len() - 1;
         if let Some(idx) = &mut self.index {
-            idx.entry(user).or_default().push(pos as u32);
+            idx.push(user, pos as u32);
         } else {
-            let mut idx: FxHashMap<SsaDef, Positions> = FxHashMap::default();
+            let mut idx = Index::default();
+            idx.first.reserve(self.list.len());
             for (i, &u) in self.list.iter().enumerate() {
-                idx.entry(u).or_default().push(i as u32);
+                idx.push(u, i as u32);
             }
             self.index = Some(Box::new(idx));
         }
@@ -109,31 +189,21 @@ impl Entry {
     /// [`UseLists::remove_one`] on an indexed list.
     #[inline(never)]
     fn remove_indexed(&mut self, user: SsaDef) {
-        let e = self;
-        let Some(idx) = &mut e.index else {
+        let Some(idx) = &mut self.index else {
             return;
         };
-        let Some(ps) = idx.get_mut(&user) else {
+        let Some(i) = idx.take_first(user) else {
             return;
         };
-        let i = ps.remove(0) as usize;
-        if ps.is_empty() {
-            idx.remove(&user);
+        let last = self.list.len() - 1;
+        if i as usize != last {
+            // `last` is the highest position of any entry: it is `moved`'s highest one.
+            let moved = self.list[last];
+            idx.move_last(moved, last as u32, i);
         }
-        let last = e.list.len() - 1;
-        if i != last {
-            let moved = e.list[last];
-            let mps = idx
-                .get_mut(&moved)
-                .expect("use index holds every entry of an indexed list");
-            // `last` is the highest position of any entry: it is `moved`'s last one.
-            mps.pop();
-            let at = mps.partition_point(|&p| (p as usize) < i);
-            mps.insert(at, i as u32);
-        }
-        e.list.swap_remove(i);
-        if e.list.len() < INDEX_AT / 2 {
-            e.index = None;
+        self.list.swap_remove(i as usize);
+        if self.list.len() < INDEX_AT / 2 {
+            self.index = None;
         }
     }
 }
@@ -149,10 +219,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn indexed_lists_keep_the_plain_order() {
-        // A deterministic pseudo-random mix of pushes and removals on one long list, with
-        // repeated users, crossing the index threshold both ways.
+    /// A deterministic pseudo-random mix of pushes and removals on one long list of `users`
+    /// distinct users, crossing the index threshold both ways, against the plain search.
+    fn check_against_plain(users: usize) {
         let t = SsaDef::new(0);
         let mut lists = UseLists::default();
         let mut plain: Vec<SsaDef> = Vec::new();
@@ -160,10 +229,14 @@ mod tests {
         let (mut max_len, mut crossed_down) = (0, false);
         for step in 0..20_000 {
             x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-            let user = SsaDef::new(1 + (x >> 16) as usize % 8);
+            let mut user = SsaDef::new(1 + (x >> 16) as usize % users);
             // Mostly pushes for a while, then mostly removals for twice as long, and so on.
             let grow = (step / 1000) % 3 == 0;
             let push = (x >> 8).is_multiple_of(4) != grow;
+            // A removal mostly names a listed user (else, with many users, few would be).
+            if !push && !plain.is_empty() && !(x >> 4).is_multiple_of(4) {
+                user = plain[(x >> 16) as usize % plain.len()];
+            }
             if push {
                 lists.push(t, user);
                 plain.push(user);
@@ -176,5 +249,17 @@ mod tests {
             crossed_down |= max_len >= INDEX_AT && plain.len() < INDEX_AT / 2;
         }
         assert!(max_len >= 4 * INDEX_AT && crossed_down, "max {max_len}");
+    }
+
+    #[test]
+    fn indexed_lists_keep_the_plain_order_with_users_listed_many_times() {
+        // 8 users: nearly every user is listed several times.
+        check_against_plain(8);
+    }
+
+    #[test]
+    fn indexed_lists_keep_the_plain_order_with_users_listed_once() {
+        // 5000 users: most are listed once, a few twice.
+        check_against_plain(5000);
     }
 }
