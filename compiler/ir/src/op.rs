@@ -72,7 +72,11 @@ impl From<Option<SsaDef>> for Operand {
 /// The operand list type.
 pub type Operands = SmallVec<[Operand; 4]>;
 
-/// One op.
+const _: () = assert!(std::mem::size_of::<Op>() == 96);
+const _: () = assert!(std::mem::size_of::<Type>() == 16);
+
+/// One op: 96 bytes (opcode, flags, a 16-byte type, up to four operands inline). Passes walk
+/// every op of modules of tens of thousands, so its size is checked here.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Op {
     pub opcode: OpCode,

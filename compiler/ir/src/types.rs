@@ -206,21 +206,66 @@ pub const MAX_STRUCT_MEMBERS: usize = 512;
 /// A full type: zero members = void; one member = scalar/vector; two or more = struct;
 /// optionally an array of that with up to three dimensions. `array_dims()[0]` is the
 /// **innermost** dimension; an outermost size of 0 means an unbounded (runtime) array.
-#[derive(Debug, PartialEq, Eq, Default, PartialOrd, Ord)]
-pub struct Type {
+///
+/// Stored in 16 bytes: void and the plain scalar or vector (nearly every value's type) inline,
+/// structs and arrays boxed. Every op holds a type, and passes walk the ops of modules of tens
+/// of thousands of them: the two inline lists this used to be made each op 48 bytes larger.
+/// Each type has one representation ([`Type::from_parts`] picks it), so the derived equality
+/// is the equality of the member and dimension lists.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct Type(Repr);
+
+#[derive(Clone, PartialEq, Eq, Default)]
+enum Repr {
+    /// No members, no dimensions.
+    #[default]
+    Void,
+    /// One member, no dimensions.
+    Basic(BasicType),
+    /// Anything else: a struct, or an array of anything.
+    Other(Box<Parts>),
+}
+
+#[derive(Clone, PartialEq, Eq)]
+struct Parts {
     members: SmallVec<[BasicType; 2]>,
     dims: SmallVec<[u32; 1]>,
+}
+
+/// Member by member, then dimension by dimension (the order of the two lists).
+impl Ord for Type {
+    fn cmp(&self, other: &Type) -> std::cmp::Ordering {
+        self.members()
+            .cmp(other.members())
+            .then_with(|| self.array_dims().cmp(other.array_dims()))
+    }
+}
+
+impl PartialOrd for Type {
+    fn partial_cmp(&self, other: &Type) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Debug for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Type")
+            .field("members", &self.members())
+            .field("dims", &self.array_dims())
+            .finish()
+    }
 }
 
 /// The usual type (a scalar or vector) hashes as one word; others member by member. Types are
 /// hashed with every op the module's constant table and value numbering look up.
 impl std::hash::Hash for Type {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        match (&self.members[..], &self.dims[..]) {
-            ([b], []) => {
+        match &self.0 {
+            Repr::Basic(b) => {
                 h.write_u32(u32::from(b.scalar_type() as u8) << 8 | u32::from(b.vec_size()))
             }
-            (members, dims) => {
+            _ => {
+                let (members, dims) = (self.members(), self.array_dims());
                 h.write_usize(members.len());
                 members.iter().for_each(|b| b.hash(h));
                 h.write_usize(dims.len());
@@ -230,29 +275,15 @@ impl std::hash::Hash for Type {
     }
 }
 
-/// A copy of the two lists (`from_slice`: a plain copy, not the element-by-element
-/// `extend` of the derived clone; types are copied with most ops).
-impl Clone for Type {
-    #[inline]
-    fn clone(&self) -> Type {
-        Type {
-            members: SmallVec::from_slice(&self.members),
-            dims: SmallVec::from_slice(&self.dims),
-        }
-    }
-}
-
 impl Type {
     /// The void type.
     pub fn void() -> Self {
-        Type::default()
+        Type(Repr::Void)
     }
     /// A scalar or vector type.
+    #[inline]
     pub fn basic(b: BasicType) -> Self {
-        Type {
-            members: smallvec::smallvec![b],
-            dims: SmallVec::new(),
-        }
+        Type(Repr::Basic(b))
     }
     /// A scalar type.
     pub fn scalar(s: ScalarType) -> Self {
@@ -267,57 +298,74 @@ impl Type {
     }
     /// A struct (or a scalar/vector if `members` has one entry).
     pub fn structure(members: impl IntoIterator<Item = BasicType>) -> Self {
-        Type {
-            members: members.into_iter().collect(),
-            dims: SmallVec::new(),
-        }
+        Type::from_parts(members.into_iter().collect(), SmallVec::new())
     }
     /// Wraps the type in one more (outer) array dimension of `size` elements (0 = unbounded).
-    pub fn array_of(mut self, size: u32) -> Self {
-        self.dims.push(size);
-        self
+    pub fn array_of(self, size: u32) -> Self {
+        let (members, mut dims) = self.into_parts();
+        dims.push(size);
+        Type::from_parts(members, dims)
     }
     /// Builds a type from raw parts without checking limits (the binary reader checks them).
     pub fn from_parts(members: SmallVec<[BasicType; 2]>, dims: SmallVec<[u32; 1]>) -> Self {
-        Type { members, dims }
+        match (&members[..], dims.is_empty()) {
+            ([], true) => Type(Repr::Void),
+            (&[b], true) => Type(Repr::Basic(b)),
+            _ => Type(Repr::Other(Box::new(Parts { members, dims }))),
+        }
+    }
+    /// The member and dimension lists.
+    fn into_parts(self) -> (SmallVec<[BasicType; 2]>, SmallVec<[u32; 1]>) {
+        match self.0 {
+            Repr::Void => (SmallVec::new(), SmallVec::new()),
+            Repr::Basic(b) => (smallvec::smallvec![b], SmallVec::new()),
+            Repr::Other(p) => (p.members, p.dims),
+        }
     }
 
     #[inline]
     pub fn members(&self) -> &[BasicType] {
-        &self.members
+        match &self.0 {
+            Repr::Void => &[],
+            Repr::Basic(b) => std::slice::from_ref(b),
+            Repr::Other(p) => &p.members,
+        }
     }
     /// True if some member's scalar type is the Unknown scalar `?` (a type `propagate-types`
     /// has not resolved yet).
     #[inline]
     pub fn mentions_unknown(&self) -> bool {
-        self.members
+        self.members()
             .iter()
             .any(|b| b.scalar_type() == ScalarType::Unknown)
     }
     /// Array sizes, innermost first.
+    #[inline]
     pub fn array_dims(&self) -> &[u32] {
-        &self.dims
+        match &self.0 {
+            Repr::Other(p) => &p.dims,
+            _ => &[],
+        }
     }
     #[inline]
     pub fn is_void(&self) -> bool {
-        self.members.is_empty()
+        self.members().is_empty()
     }
     pub fn is_array(&self) -> bool {
-        !self.dims.is_empty()
+        !self.array_dims().is_empty()
     }
     pub fn is_struct(&self) -> bool {
-        self.members.len() > 1
+        self.members().len() > 1
     }
     pub fn is_unbounded_array(&self) -> bool {
-        self.dims.last() == Some(&0)
+        self.array_dims().last() == Some(&0)
     }
     /// The basic type if this is a plain scalar or vector (no array, no struct).
     #[inline]
     pub fn as_basic(&self) -> Option<BasicType> {
-        if self.dims.is_empty() && self.members.len() == 1 {
-            Some(self.members[0])
-        } else {
-            None
+        match self.0 {
+            Repr::Basic(b) => Some(b),
+            _ => None,
         }
     }
     /// The scalar type if this is a plain scalar.
@@ -333,36 +381,37 @@ impl Type {
     }
     /// The type of one element of the outermost array dimension.
     pub fn element_type(&self) -> Option<Type> {
-        if self.dims.is_empty() {
+        if !self.is_array() {
             return None;
         }
-        let mut t = self.clone();
-        t.dims.pop();
-        Some(t)
+        let (members, mut dims) = self.clone().into_parts();
+        dims.pop();
+        Some(Type::from_parts(members, dims))
     }
 
     /// The type reached by indexing one level into this type: array element, struct member or
     /// vector component. `index` is needed for structs only.
     pub fn sub_type(&self, index: u32) -> Option<Type> {
-        if !self.dims.is_empty() {
+        if self.is_array() {
             return self.element_type();
         }
-        match self.members.len() {
+        let members = self.members();
+        match members.len() {
             0 => None,
             1 => {
-                let b = self.members[0];
+                let b = members[0];
                 (b.vec_size > 1 && index < b.vec_size as u32).then(|| Type::scalar(b.scalar))
             }
-            _ => self.members.get(index as usize).map(|&b| Type::basic(b)),
+            _ => members.get(index as usize).map(|&b| Type::basic(b)),
         }
     }
 
     /// Number of flattened scalars (vector components, struct members, array elements), as used
     /// by `Constant` ops. `None` for unbounded arrays.
     pub fn flattened_scalar_count(&self) -> Option<u64> {
-        let per_elem: u64 = self.members.iter().map(|m| m.vec_size as u64).sum();
+        let per_elem: u64 = self.members().iter().map(|m| m.vec_size as u64).sum();
         let mut n = per_elem;
-        for &d in &self.dims {
+        for &d in self.array_dims() {
             if d == 0 {
                 return None;
             }
@@ -373,12 +422,12 @@ impl Type {
 
     /// Scalar type of the `i`-th flattened scalar (see [`Type::flattened_scalar_count`]).
     pub fn flattened_scalar_type(&self, i: u64) -> Option<ScalarType> {
-        let per_elem: u64 = self.members.iter().map(|m| m.vec_size as u64).sum();
+        let per_elem: u64 = self.members().iter().map(|m| m.vec_size as u64).sum();
         if per_elem == 0 {
             return None;
         }
         let mut k = i % per_elem;
-        for m in &self.members {
+        for m in self.members() {
             if k < m.vec_size as u64 {
                 return Some(m.scalar);
             }
@@ -402,12 +451,13 @@ impl From<BasicType> for Type {
 
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.members.len() {
+        let members = self.members();
+        match members.len() {
             0 => f.write_str("void")?,
-            1 => write!(f, "{}", self.members[0])?,
+            1 => write!(f, "{}", members[0])?,
             _ => {
                 f.write_str("{")?;
-                for (i, m) in self.members.iter().enumerate() {
+                for (i, m) in members.iter().enumerate() {
                     if i > 0 {
                         f.write_str(",")?;
                     }
@@ -416,8 +466,9 @@ impl fmt::Display for Type {
                 f.write_str("}")?;
             }
         }
-        let n = self.dims.len();
-        for (i, d) in self.dims.iter().enumerate() {
+        let dims = self.array_dims();
+        let n = dims.len();
+        for (i, d) in dims.iter().enumerate() {
             if *d == 0 && i + 1 == n {
                 f.write_str("[]")?;
             } else {
@@ -484,7 +535,7 @@ impl Type {
         if members.is_empty() && !dims.is_empty() {
             return Err(err("array of void"));
         }
-        Ok(Type { members, dims })
+        Ok(Type::from_parts(members, dims))
     }
 }
 
