@@ -39,17 +39,20 @@ pub fn run_with(m: &mut Module, analyses: &Analyses) -> Result<(), FrontendError
         .into_iter()
         .map(|f| analyses.cfg(m, f))
         .collect();
-    for g in graphs {
-        if g.is_empty() {
-            continue;
-        }
-        phis.extend(Function::new(m, &g).run());
-    }
-    irc_ir::ssa_util::remove_trivial_phis(m, phis);
     let tmps: Vec<SsaDef> = m
         .declarations()
         .filter(|&d| m.opcode(d) == OpCode::DclTmp)
         .collect();
+    // Every load and store of a temporary goes: its long use list is set aside meanwhile.
+    m.removing_users_of(&tmps, |m| {
+        for g in graphs {
+            if g.is_empty() {
+                continue;
+            }
+            phis.extend(Function::new(m, &g).run());
+        }
+    });
+    irc_ir::ssa_util::remove_trivial_phis(m, phis);
     for t in tmps {
         if m.uses(t).iter().all(|&u| m.opcode(u).is_meta()) {
             m.remove(t);

@@ -640,6 +640,57 @@ impl Module {
         op.operands.clear();
     }
 
+    /// Runs `edit`, which removes every user of each of `defs` (or nearly: SSA construction
+    /// removing the loads and stores of its temporaries), with the use lists of `defs` cut
+    /// down to their debug and semantic ops meanwhile, so that each removal skips the search
+    /// of a long list. Afterwards a user `edit` left referencing one of `defs` is listed again:
+    /// the use lists are exact whatever `edit` did, only such a list's order may differ from
+    /// the one removals one by one leave.
+    pub fn removing_users_of<R>(
+        &mut self,
+        defs: &[SsaDef],
+        edit: impl FnOnce(&mut Module) -> R,
+    ) -> R {
+        let mut set_aside = Vec::with_capacity(defs.len());
+        for &t in defs {
+            let all = self.uses.take(t);
+            for &u in &all {
+                if self.ops[u].opcode.is_meta() {
+                    self.uses.push(t, u);
+                }
+            }
+            set_aside.push((t, all));
+        }
+        let result = edit(self);
+        for (t, all) in set_aside {
+            let mut left: Vec<SsaDef> = all
+                .iter()
+                .copied()
+                .filter(|&u| self.is_live(u) && !self.ops[u].opcode.is_meta())
+                .collect();
+            if left.is_empty() {
+                continue;
+            }
+            left.sort_unstable();
+            left.dedup();
+            let mut listed: FxHashMap<SsaDef, usize> = FxHashMap::default();
+            for &u in self.uses.get(t) {
+                *listed.entry(u).or_default() += 1;
+            }
+            for u in left {
+                let refs = self.ops[u]
+                    .operands
+                    .iter()
+                    .filter(|&&o| o == Operand::Ref(t))
+                    .count();
+                for _ in listed.get(&u).copied().unwrap_or(0)..refs {
+                    self.uses.push(t, u);
+                }
+            }
+        }
+        result
+    }
+
     /// Removes the debug and semantic ops naming `d`; panics on any other live user.
     fn remove_meta_users(&mut self, d: SsaDef) {
         let users: SmallVec<[SsaDef; 4]> = self.uses.get(d).iter().copied().collect();

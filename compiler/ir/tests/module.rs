@@ -212,3 +212,38 @@ fn order_queries_agree_with_iteration_after_random_insertions() {
         assert_eq!(m.precedes(x, y), pos[&x] < pos[&y]);
     }
 }
+
+/// `removing_users_of` sets the long lists aside while `edit` runs and leaves exact lists:
+/// the debug name stays listed throughout, removed users are gone, a user `edit` kept is
+/// listed again (once per operand), and one `edit` rewrote is not listed twice.
+#[test]
+fn removing_users_of_leaves_exact_use_lists() {
+    let (mut m, _, c, a) = small();
+    let name = m.add(void(OpCode::DebugName).arg(c).string("one"));
+    let neg = |m: &mut Module, x| m.insert_after(a, Op::new(OpCode::FNeg, ScalarType::F32).arg(x));
+    let gone: Vec<SsaDef> = (0..40).map(|_| neg(&mut m, c)).collect();
+    let rewritten = neg(&mut m, c);
+    m.removing_users_of(&[c], |m| {
+        assert_eq!(
+            m.uses(c),
+            &[name],
+            "only the debug name is listed meanwhile"
+        );
+        for &g in &gone {
+            m.remove(g);
+        }
+        m.rewrite(
+            rewritten,
+            Op::new(OpCode::FMul, ScalarType::F32).arg(c).arg(a),
+        );
+    });
+    let mut listed = m.uses(c).to_vec();
+    listed.sort_unstable();
+    let mut expected = vec![a, a, name, rewritten];
+    expected.sort_unstable();
+    assert_eq!(listed, expected);
+    // Removing the remaining users one by one finds each of their entries.
+    m.remove(rewritten);
+    m.remove(a);
+    assert_eq!(m.uses(c), &[name]);
+}
