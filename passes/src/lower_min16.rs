@@ -40,9 +40,9 @@ pub fn run(m: &mut Module, cx: &PassContext) -> Result<bool, PassError> {
         float16: cx.caps.float16,
         int16: cx.caps.int16,
     };
-    // The usual shader has no min-precision type: one look at the types, no copy of the list.
+    // The usual shader has no min-precision type: the module counts them.
     let limits = m.contains_opcode(OpCode::MinValue) || m.contains_opcode(OpCode::MaxValue);
-    if !limits && !m.iter().any(|d| has_min(m.ty(d))) {
+    if !limits && m.min_precision_typed_count() == 0 {
         return Ok(false);
     }
     let mut changed = false;

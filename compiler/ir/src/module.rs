@@ -12,7 +12,7 @@ use crate::change_log::{ChangeLog, ChangeMark, Changes, ModuleVersion};
 use crate::entities::SsaDef;
 use crate::op::{Op, Operand};
 use crate::opcode::{Attrs, OpCode};
-use crate::opcode_counts::OpcodeCounts;
+use crate::opcode_counts::{OpcodeCounts, TypeCounts};
 use crate::types::Type;
 use crate::uses::UseLists;
 use cranelift_entity::packed_option::PackedOption;
@@ -103,8 +103,9 @@ pub struct Module {
     /// [`Module::contains_class`]), and the common one-function module found at once
     /// ([`Module::sole_function`]).
     opcode_counts: OpcodeCounts,
-    /// Live ops whose type mentions the Unknown scalar `?` ([`Module::unknown_typed_count`]).
-    unknown_typed: u32,
+    /// Live ops whose type mentions `?` ([`Module::unknown_typed_count`]) or a min-precision
+    /// scalar ([`Module::min_precision_typed_count`]).
+    type_counts: TypeCounts,
     /// The ops mutations touched, while a client keeps the log on ([`Module::start_change_log`]).
     log: ChangeLog,
 }
@@ -126,7 +127,7 @@ impl Clone for Module {
             code: self.code,
             constants: self.constants.clone(),
             opcode_counts: self.opcode_counts.clone(),
-            unknown_typed: self.unknown_typed,
+            type_counts: self.type_counts,
             log: self.log.clone(),
         };
         m.reserve_growth();
@@ -158,7 +159,7 @@ impl Module {
         self.code = List::default();
         self.constants.clear();
         self.opcode_counts.clear();
-        self.unknown_typed = 0;
+        self.type_counts = TypeCounts::default();
         self.log.stop();
         self.log.note_edit();
     }
@@ -209,7 +210,7 @@ impl Module {
                 m.constants.insert(op.clone(), def);
             }
             m.opcode_counts.added(op.opcode);
-            m.unknown_typed += u32::from(op.ty.mentions_unknown());
+            m.type_counts.added(&op.ty);
             m.ops[def] = op;
             m.link_at_end(def, section);
         }
@@ -328,7 +329,11 @@ impl Module {
     /// The number of live ops whose type mentions the Unknown scalar `?`. Constant time: a
     /// check that every type is resolved walks the module only to name an unresolved op.
     pub fn unknown_typed_count(&self) -> usize {
-        self.unknown_typed as usize
+        self.type_counts.unknown as usize
+    }
+    /// The number of live ops whose type mentions a min-precision scalar. Constant time.
+    pub fn min_precision_typed_count(&self) -> usize {
+        self.type_counts.min_precision as usize
     }
     /// The number of live ops of `opcode`. Constant time.
     pub fn count_of(&self, opcode: OpCode) -> usize {
@@ -519,8 +524,8 @@ impl Module {
             // Same references: the use lists stay as they are.
             self.opcode_counts.removed(self.ops[d].opcode);
             self.opcode_counts.added(op.opcode);
-            self.unknown_typed -= u32::from(self.ops[d].ty.mentions_unknown());
-            self.unknown_typed += u32::from(op.ty.mentions_unknown());
+            self.type_counts.removed(&self.ops[d].ty);
+            self.type_counts.added(&op.ty);
             self.nodes[d].opcode = op.opcode;
             self.ops[d] = op;
             self.log.note(d, opcode);
@@ -571,8 +576,8 @@ impl Module {
             op.ty = ty;
             self.rewrite(d, op);
         } else {
-            self.unknown_typed -= u32::from(self.ops[d].ty.mentions_unknown());
-            self.unknown_typed += u32::from(ty.mentions_unknown());
+            self.type_counts.removed(&self.ops[d].ty);
+            self.type_counts.added(&ty);
             self.ops[d].ty = ty;
             self.note(d);
         }
@@ -741,7 +746,7 @@ impl Module {
 
     fn register(&mut self, d: SsaDef) {
         self.opcode_counts.added(self.ops[d].opcode);
-        self.unknown_typed += u32::from(self.ops[d].ty.mentions_unknown());
+        self.type_counts.added(&self.ops[d].ty);
         // The op's operands read in place while the use lists change (disjoint fields).
         for o in &self.ops[d].operands {
             if let Operand::Ref(t) = *o {
@@ -755,7 +760,7 @@ impl Module {
 
     fn unregister(&mut self, d: SsaDef) {
         self.opcode_counts.removed(self.ops[d].opcode);
-        self.unknown_typed -= u32::from(self.ops[d].ty.mentions_unknown());
+        self.type_counts.removed(&self.ops[d].ty);
         for o in &self.ops[d].operands {
             if let Operand::Ref(t) = *o {
                 self.uses.remove_one(t, d);

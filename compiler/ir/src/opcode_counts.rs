@@ -3,9 +3,12 @@
 //! lookup instead of a walk. Passes whose opcodes are absent return at once
 //! ([`crate::Module::contains_opcode`], [`crate::Module::contains_class`]): in a legalization
 //! most lowering passes find nothing to do, and a walk of the whole module each cost more than
-//! the lookups of a whole pipeline.
+//! the lookups of a whole pipeline. Likewise the live ops whose type mentions the Unknown scalar
+//! `?` or a min-precision scalar ([`TypeCounts`]): `lower-min16` and the `?` checks then skip
+//! modules without them without a look at every op's type.
 
 use crate::opcode::{OpCode, OPCODE_VALUE_BOUND};
+use crate::types::Type;
 
 /// Live ops per opcode, indexed by the opcode's wire value.
 #[derive(Clone, Debug)]
@@ -43,6 +46,43 @@ impl OpcodeCounts {
     }
 }
 
+/// Live ops whose type mentions the Unknown scalar `?`, and those whose type mentions a
+/// min-precision scalar (`min16float`, `min10float`, `min16int`, `min16uint`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TypeCounts {
+    pub(crate) unknown: u32,
+    pub(crate) min_precision: u32,
+}
+
+impl TypeCounts {
+    /// Counts one more live op of type `t`.
+    #[inline]
+    pub(crate) fn added(&mut self, t: &Type) {
+        let (unknown, min) = classes(t);
+        self.unknown += unknown;
+        self.min_precision += min;
+    }
+    /// Counts one live op of type `t` less.
+    #[inline]
+    pub(crate) fn removed(&mut self, t: &Type) {
+        let (unknown, min) = classes(t);
+        self.unknown -= unknown;
+        self.min_precision -= min;
+    }
+}
+
+/// Whether `t` mentions `?`, and whether it mentions a min-precision scalar (1 or 0 each).
+#[inline]
+fn classes(t: &Type) -> (u32, u32) {
+    let (mut unknown, mut min) = (false, false);
+    for b in t.members() {
+        let s = b.scalar_type();
+        unknown |= s == crate::types::ScalarType::Unknown;
+        min |= s.is_min_precision();
+    }
+    (u32::from(unknown), u32::from(min))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::op::Op;
@@ -56,6 +96,20 @@ mod tests {
     fn assert_counts_match_walk(m: &Module) {
         let unknown = m.iter().filter(|&d| m.ty(d).mentions_unknown()).count();
         assert_eq!(m.unknown_typed_count(), unknown, "ops typed with `?`");
+        let min = m
+            .iter()
+            .filter(|&d| {
+                m.ty(d)
+                    .members()
+                    .iter()
+                    .any(|b| b.scalar_type().is_min_precision())
+            })
+            .count();
+        assert_eq!(
+            m.min_precision_typed_count(),
+            min,
+            "ops of min-precision types"
+        );
         for &op in OpCode::ALL {
             let walked = m.iter().filter(|&d| m.opcode(d) == op).count();
             assert_eq!(m.count_of(op), walked, "count of {op}");
@@ -107,6 +161,21 @@ mod tests {
         assert_counts_match_walk(&m);
         m.set_type(two, Type::scalar(ScalarType::U32));
         assert_counts_match_walk(&m);
+
+        // min-precision types: set on an op and on a struct-typed one, then resolved again.
+        m.set_type(d(5), Type::vector(ScalarType::MinF16, 2));
+        assert_eq!(m.min_precision_typed_count(), 1);
+        let mixed = Type::structure([
+            crate::types::BasicType::scalar(ScalarType::F32),
+            crate::types::BasicType::scalar(ScalarType::MinU16),
+        ]);
+        let fresh = m.insert_before(d(7), Op::new(OpCode::FNeg, mixed).arg(d(6)));
+        assert_counts_match_walk(&m);
+        assert_eq!(m.min_precision_typed_count(), 2);
+        m.remove(fresh);
+        m.set_type(d(5), Type::scalar(ScalarType::F32));
+        assert_counts_match_walk(&m);
+        assert_eq!(m.min_precision_typed_count(), 0);
 
         // types with the Unknown scalar: set on an op and a constant, by a rewrite with the
         // same operands and by one with others, then resolved again.
