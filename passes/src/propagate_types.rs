@@ -50,7 +50,7 @@ const NONE: u32 = u32::MAX;
 pub fn run(m: &mut Module, _cx: &PassContext) -> Result<bool, PassError> {
     let mut st = State::new(m.id_bound());
     st.collect(m)?;
-    if st.defs.is_empty() && !m.iter().any(|d| has_unknown(m.ty(d))) {
+    if st.defs.is_empty() && m.unknown_typed_count() == 0 {
         return Ok(false);
     }
     st.link(m)?;
@@ -229,14 +229,15 @@ impl State {
     /// Step 1: nodes, in program order.
     fn collect(&mut self, m: &Module) -> Result<(), PassError> {
         for d in m.iter() {
-            let op = m.op(d);
-            if is_store(op.opcode) || matches!(op.opcode, OpCode::LdsAtomic | OpCode::BufferAtomic)
-            {
+            // Opcode and `?` flag from the program order: only `?`-typed ops are read.
+            let opcode = m.opcode(d);
+            if is_store(opcode) || matches!(opcode, OpCode::LdsAtomic | OpCode::BufferAtomic) {
                 self.memory_ops.push(d);
             }
-            if !has_unknown(&op.ty) {
+            if !m.type_mentions_unknown(d) {
                 continue;
             }
+            let op = m.op(d);
             let kind = match op.opcode {
                 OpCode::Constant if op.ty.is_array() => Kind::Resource,
                 OpCode::Constant | OpCode::Undef => continue,

@@ -37,6 +37,8 @@ struct Node {
     /// removed op).
     opcode: OpCode,
     linked: bool,
+    /// Whether `ops[d].ty` mentions the Unknown scalar `?`, kept in step like `opcode`.
+    unknown_typed: bool,
 }
 
 impl Default for Node {
@@ -47,6 +49,7 @@ impl Default for Node {
             seq: 0,
             opcode: OpCode::Unknown,
             linked: false,
+            unknown_typed: false,
         }
     }
 }
@@ -331,6 +334,13 @@ impl Module {
     pub fn unknown_typed_count(&self) -> usize {
         self.type_counts.unknown as usize
     }
+    /// Whether the type of `d` mentions the Unknown scalar `?`: read from `d`'s place in the
+    /// program order, not from the op, so a walk asking it of every op stays out of the op
+    /// table (`propagate-types` looks at the `?`-typed ops only).
+    #[inline]
+    pub fn type_mentions_unknown(&self, d: SsaDef) -> bool {
+        self.nodes[d].unknown_typed
+    }
     /// The number of live ops whose type mentions a min-precision scalar. Constant time.
     pub fn min_precision_typed_count(&self) -> usize {
         self.type_counts.min_precision as usize
@@ -527,12 +537,14 @@ impl Module {
             self.type_counts.removed(&self.ops[d].ty);
             self.type_counts.added(&op.ty);
             self.nodes[d].opcode = op.opcode;
+            self.nodes[d].unknown_typed = op.ty.mentions_unknown();
             self.ops[d] = op;
             self.log.note(d, opcode);
             return;
         }
         self.unregister(d);
         self.nodes[d].opcode = op.opcode;
+        self.nodes[d].unknown_typed = op.ty.mentions_unknown();
         self.ops[d] = op;
         self.register(d);
         self.note(d);
@@ -578,6 +590,7 @@ impl Module {
         } else {
             self.type_counts.removed(&self.ops[d].ty);
             self.type_counts.added(&ty);
+            self.nodes[d].unknown_typed = ty.mentions_unknown();
             self.ops[d].ty = ty;
             self.note(d);
         }
@@ -806,6 +819,7 @@ impl Module {
             seq,
             opcode: self.ops[d].opcode,
             linked: true,
+            unknown_typed: self.ops[d].ty.mentions_unknown(),
         };
         match last {
             Some(l) => self.nodes[l].next = d.into(),
@@ -829,6 +843,7 @@ impl Module {
             seq: lo + (hi - lo) / 2,
             opcode: self.ops[d].opcode,
             linked: true,
+            unknown_typed: self.ops[d].ty.mentions_unknown(),
         };
         self.nodes[at].prev = d.into();
         match prev {

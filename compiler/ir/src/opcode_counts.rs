@@ -96,6 +96,13 @@ mod tests {
     fn assert_counts_match_walk(m: &Module) {
         let unknown = m.iter().filter(|&d| m.ty(d).mentions_unknown()).count();
         assert_eq!(m.unknown_typed_count(), unknown, "ops typed with `?`");
+        for d in m.iter() {
+            assert_eq!(
+                m.type_mentions_unknown(d),
+                m.ty(d).mentions_unknown(),
+                "{d}"
+            );
+        }
         let min = m
             .iter()
             .filter(|&d| {
