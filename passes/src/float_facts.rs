@@ -248,7 +248,9 @@ fn analyze_where(
 ) -> FloatFacts {
     let mut facts = FloatFacts {
         slots: vec![(0, 0); m.id_bound()],
-        data: Vec::with_capacity(m.len()),
+        // Room for four lanes per op: never regrown (and copied); pages never written cost
+        // nothing.
+        data: Vec::with_capacity(4 * m.len()),
     };
     for d in m.iter().filter(|&d| wanted(d)) {
         if let Some(f) = transfer(m, &facts, d, finite_bound) {
