@@ -15,6 +15,8 @@ use std::collections::hash_map;
 
 use crate::entities::SsaDef;
 
+const _: () = assert!(std::mem::size_of::<UseList>() == 24);
+
 /// A use list that grows to this length gets an index; it keeps it until it shrinks below half.
 const INDEX_AT: usize = 32;
 
@@ -36,10 +38,14 @@ struct Index {
     multi: FxHashMap<SsaDef, Positions>,
 }
 
+/// A use list: up to four users inline, in the 24 bytes a list of two took as well (a `union`
+/// small vector is as large as its heap pointer and length); most defs have one to four users.
+pub(crate) type UseList = SmallVec<[SsaDef; 4]>;
+
 /// One def's use list and, once it has grown long, its index.
 #[derive(Clone, Debug, Default)]
 struct Entry {
-    list: SmallVec<[SsaDef; 2]>,
+    list: UseList,
     index: Option<Box<Index>>,
 }
 
@@ -90,7 +96,7 @@ impl UseLists {
     }
 
     /// Takes the whole list of `t`, leaving it empty.
-    pub(crate) fn take(&mut self, t: SsaDef) -> SmallVec<[SsaDef; 2]> {
+    pub(crate) fn take(&mut self, t: SsaDef) -> UseList {
         let e = &mut self.entries[t];
         e.index = None;
         std::mem::take(&mut e.list)
