@@ -26,8 +26,8 @@ const _: () = assert!(std::mem::size_of::<Node>() == 16);
 
 /// Where an op is in program order, its opcode and whether its type mentions `?`: 16 bytes,
 /// so that walks over the code that only look at opcodes read four nodes per cache line
-/// instead of one op each (the op table's entries are six times larger). Measured on the legalize pipeline: most of its
-/// first-level data-cache misses were such walks.
+/// instead of one op each (the op table's entries are six times larger). Measured on the
+/// legalize pipeline: most of its first-level data-cache misses were such walks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Node {
     prev: PackedOption<SsaDef>,
@@ -658,12 +658,13 @@ impl Module {
         op.operands.clear();
     }
 
-    /// Runs `edit`, which removes every user of each of `defs` (or nearly: SSA construction
-    /// removing the loads and stores of its temporaries), with the use lists of `defs` cut
-    /// down to their debug and semantic ops meanwhile, so that each removal skips the search
-    /// of a long list. Afterwards a user `edit` left referencing one of `defs` is listed again:
-    /// the use lists are exact whatever `edit` did, only such a list's order may differ from
-    /// the one removals one by one leave.
+    /// Runs `edit`, meant to remove the users of each of `defs` other than their debug and
+    /// semantic ops (SSA construction removing the loads and stores of its temporaries), with
+    /// the use lists of `defs` cut down to those debug and semantic ops meanwhile, so that each
+    /// removal skips the search of a long list. Afterwards a user `edit` left referencing one
+    /// of `defs` is listed again: the use lists are exact whatever `edit` did, only such a
+    /// list's order may differ from the one removals one by one leave. Panics if `edit`
+    /// removed one of `defs` and left it a user.
     pub fn removing_users_of<R>(
         &mut self,
         defs: &[SsaDef],
@@ -689,6 +690,11 @@ impl Module {
             if left.is_empty() {
                 continue;
             }
+            assert!(
+                self.is_live(t),
+                "{t} was removed while still used by {}",
+                left[0]
+            );
             left.sort_unstable();
             left.dedup();
             let mut listed: FxHashMap<SsaDef, usize> = FxHashMap::default();

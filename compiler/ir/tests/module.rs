@@ -247,3 +247,11 @@ fn removing_users_of_leaves_exact_use_lists() {
     m.remove(a);
     assert_eq!(m.uses(c), &[name]);
 }
+
+/// An `edit` that removes a def it left a user of breaks the use lists: caught at the end.
+#[test]
+#[should_panic(expected = "was removed while still used by")]
+fn removing_users_of_catches_a_def_removed_before_its_users() {
+    let (mut m, _, c, _) = small();
+    m.removing_users_of(&[c], |m| m.remove(c));
+}
