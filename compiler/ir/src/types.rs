@@ -209,7 +209,8 @@ pub const MAX_STRUCT_MEMBERS: usize = 512;
 ///
 /// Stored in 16 bytes: void and the plain scalar or vector (nearly every value's type) inline,
 /// structs and arrays boxed. Every op holds a type, and passes walk the ops of modules of tens
-/// of thousands of them: the two inline lists this used to be made each op 48 bytes larger.
+/// of thousands of them: the two inline lists this used to be (48 bytes) made each op 32 bytes
+/// larger.
 /// Each type has one representation ([`Type::from_parts`] picks it), so the derived equality
 /// is the equality of the member and dimension lists.
 #[derive(Clone, PartialEq, Eq, Default)]
